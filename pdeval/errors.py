@@ -1,0 +1,56 @@
+"""The error hierarchy of pdeval.
+
+Every error pdeval raises on bad input is a :class:`PdevalError`, so a caller can catch
+all of them at once; the subclasses say which kind of input was wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+
+class PdevalError(ValueError):
+    """Base class of every error pdeval raises on bad input (a ``ValueError``)."""
+
+
+class SchemaError(PdevalError):
+    """A frame lacks a required column, has a wrong type, or holds invalid values."""
+
+
+class ParseError(PdevalError):
+    """A line of a run or qrels file could not be read.
+
+    ``path`` and ``line`` (1-based) name where; both also appear in the message.
+    """
+
+    def __init__(self, message: str, path: Optional[str] = None, line: Optional[int] = None):
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f", line {line}"
+            where += ": "
+        super().__init__(where + message)
+
+
+class DuplicateError(SchemaError):
+    """A run repeats a (run, query_id, doc_id) or qrels repeat a (query_id, doc_id)."""
+
+
+class MeasureError(PdevalError):
+    """An unknown measure name or an invalid measure parameter.
+
+    ``suggestions`` holds the closest known names ("did you mean").
+    """
+
+    def __init__(self, message: str, suggestions: Sequence[str] = ()):
+        self.suggestions = list(suggestions)
+        if self.suggestions:
+            message += " Did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
+        super().__init__(message)
+
+
+class PdevalWarning(UserWarning):
+    """Warns when a documented policy let pdeval go on (rows dropped, topics skipped)."""
