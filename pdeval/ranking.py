@@ -1,0 +1,94 @@
+"""trec_eval's ranking rule, as arrays.
+
+trec_eval orders the documents of one topic by score descending and breaks ties by
+document id descending in byte order (``comp_sim_docno``: ``strcmp`` on the bytes); the
+``rank`` column of a run file is ignored. For UTF-8 text, byte order is code point order,
+which is the order Python and Arrow use to compare strings, so a sorted factorisation of the
+doc ids gives integer codes in trec_eval's order.
+
+trec_eval up to 9.0.8 and the ``pytrec-eval-terrier`` wheel keep scores as 32-bit floats;
+``score_precision="float32"`` rounds scores to float32 before ordering to reproduce them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Literal, Optional
+
+import numpy as np
+import pandas as pd
+
+from .errors import PdevalError
+
+ScorePrecision = Literal["float64", "float32"]
+
+
+def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "float64") -> np.ndarray:
+    """Scores as trec_eval compares them: float64, or rounded to float32 first."""
+    if score_precision == "float64":
+        return np.asarray(score, dtype=np.float64)
+    if score_precision == "float32":
+        return np.asarray(score, dtype=np.float64).astype(np.float32).astype(np.float64)
+    raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
+
+
+def doc_order_codes(doc_id: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of ``doc_id`` that grow with the id's byte order, and the unique ids.
+
+    Equal ids share a code, so the codes can break score ties exactly as trec_eval does.
+    """
+    codes, uniques = pd.factorize(doc_id, sort=True)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
+    """The permutation that puts rows in trec_eval order within each group.
+
+    Rows are sorted by ``group`` ascending, then ``score`` descending, then doc id
+    descending (``doc_code`` from :func:`doc_order_codes`).
+    """
+    return np.lexsort((-doc_code, -score, group))
+
+
+def group_offsets(sorted_group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Offsets ``o`` (length ``n_groups + 1``) such that group ``g`` is ``rows[o[g]:o[g+1]]``."""
+    counts = np.bincount(sorted_group, minlength=n_groups)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def ranks_within(offsets: np.ndarray) -> np.ndarray:
+    """1-based rank of every row inside its group, for rows laid out by ``offsets``."""
+    lengths = np.diff(offsets)
+    starts = np.repeat(offsets[:-1], lengths)
+    return np.arange(offsets[-1], dtype=np.int64) - starts + 1
+
+
+def rank_run(
+    run: pd.DataFrame,
+    *,
+    by: Iterable[str] = (),
+    score_precision: ScorePrecision = "float64",
+    depth: Optional[int] = None,
+) -> pd.DataFrame:
+    """Return the run in trec_eval order with a fresh 1-based ``rank`` column.
+
+    Rows are grouped by ``run``, the ``by`` columns and ``query_id`` (groups in sorted key
+    order), ordered within each group by trec_eval's rule, and cut at ``depth`` documents per
+    group when given (trec_eval ``-M``). Any ``rank`` column of the input is ignored and
+    replaced. The input must be a canonical run frame (:func:`pdeval.frames.as_run`).
+    """
+    keys = ["run", *by, "query_id"]
+    if depth is not None and depth < 1:
+        raise PdevalError(f"depth must be a positive integer, not {depth!r}")
+    group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)
+    doc_code, _ = doc_order_codes(run["doc_id"])
+    score = scores_for_ordering(run["score"].to_numpy(), score_precision)
+    order = trec_order(group, score, doc_code)
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    offsets = group_offsets(group[order], n_groups)
+    rank = ranks_within(offsets)
+    ranked = run.iloc[order].reset_index(drop=True).assign(rank=rank)
+    if depth is not None:
+        ranked = ranked.loc[rank <= depth].reset_index(drop=True)
+    return ranked
