@@ -1,5 +1,8 @@
 """pdeval: IR evaluation with incomplete relevance judgments as a pandas workflow."""
 
 from . import errors, frames
+from .evaluation import evaluate, summarize
+from .measures import available as available_measures
+from .measures import parse as parse_measure
 
 __version__ = "0.1.0"

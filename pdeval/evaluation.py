@@ -1,0 +1,281 @@
+"""Evaluate run frames against qrels frames: one sort, one join, numpy kernels.
+
+The engine works in three steps (see the README, "Architecture"):
+
+1. **Judgments** (:class:`JudgmentIndex`): the qrels' (topic, document) pairs get integer
+   codes; a matrix ``variant x pair`` holds every qrels variant's judgment of each pair
+   (``level``/``sample`` columns of a reduction experiment are variants), and a
+   :class:`~pdeval.segments.QrelsTable` holds R, N, pooled counts and ideal lists per
+   (variant, topic).
+2. **Ranking** (:class:`RankedRun`): the run's doc ids are factorised once (sorted, so the
+   codes give trec_eval's tie order), mapped onto the qrels' pair codes, and the rows are
+   sorted once by (system, topic, score desc, doc id desc).
+3. **Measuring**: for a chunk of variants, each ranked row looks its judgment up in the
+   matrix (a gather, no merge), the lists are laid out as :class:`~pdeval.segments.Segments`
+   and every measure kernel reduces them. Memory is bounded by ``chunk_rows``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import PdevalError, PdevalWarning
+from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, result_keys, variant_keys
+from .measures import Measure, parse_all
+from .ranking import ScorePrecision, doc_order_codes, group_offsets, ranks_within, scores_for_ordering, trec_order
+from .segments import QrelsTable, Segments
+
+MeasureLike = Union[str, Measure]
+
+
+def _codes(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Dense codes of the key tuples of ``frame`` (sorted order) and the table of keys."""
+    if not keys:
+        return np.zeros(len(frame), dtype=np.int64), pd.DataFrame(index=[0])
+    grouped = frame.groupby(list(keys), sort=True, observed=True, dropna=False)
+    codes = grouped.ngroup().to_numpy(dtype=np.int64)
+    table = grouped.size().reset_index()[list(keys)]
+    return codes, table
+
+
+@dataclass
+class JudgmentIndex:
+    """Every qrels variant's judgment of every judged (topic, document) pair."""
+
+    topics: pd.Index  # sorted topic ids of the qrels (all variants)
+    docs: pd.Index  # doc ids of the qrels
+    pair_keys: np.ndarray  # sorted topic_code * n_docs + doc_code of every pair
+    judgments: np.ndarray  # (variants, pairs + 1): level, POOLED or ABSENT; last column ABSENT
+    has_topic: np.ndarray  # (variants, topics): the variant has qrels rows for the topic
+    table: QrelsTable  # entries variant * n_topics + topic
+    variants: pd.DataFrame  # one row per variant with its key values
+    keys: list
+
+    @classmethod
+    def build(cls, qrels: pd.DataFrame) -> "JudgmentIndex":
+        keys = variant_keys(qrels)
+        variant, variants = _codes(qrels, keys)
+        n_variants = len(variants)
+        topic, topics = pd.factorize(qrels["query_id"], sort=True)
+        doc, docs = pd.factorize(qrels["doc_id"])
+        n_topics, n_docs = len(topics), max(len(docs), 1)
+        pair_of_row = topic.astype(np.int64) * n_docs + doc
+        pair_keys, pair = np.unique(pair_of_row, return_inverse=True)
+        level = qrels["relevance"].to_numpy(dtype=np.int64)
+        level = np.where(level < 0, POOLED, level)
+        judgments = np.full((n_variants, len(pair_keys) + 1), ABSENT, dtype=np.int32)
+        judgments[variant, pair] = level
+        has_topic = np.zeros((n_variants, n_topics), dtype=bool)
+        has_topic[variant, topic] = True
+        entry = variant * n_topics + topic
+        n_entries = n_variants * n_topics
+        judged = level >= 0
+        order = np.lexsort((-level[judged], entry[judged]))
+        table = QrelsTable(
+            levels=level[judged][order],
+            offsets=group_offsets(entry[judged][order], n_entries),
+            pooled=np.bincount(entry[~judged], minlength=n_entries),
+            variant=np.repeat(np.arange(n_variants), n_topics),
+        )
+        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, has_topic, table, variants, keys)
+
+    def pair_codes(self, topic_code: np.ndarray, doc_ids: pd.Index, doc_code: np.ndarray) -> np.ndarray:
+        """The pair code of each run row (``-1``, the ABSENT column, when not in the qrels)."""
+        qrels_doc = self.docs.get_indexer(doc_ids)[doc_code]
+        n_docs = max(len(self.docs), 1)
+        key = topic_code.astype(np.int64) * n_docs + qrels_doc
+        position = np.searchsorted(self.pair_keys, key)
+        position = np.minimum(position, len(self.pair_keys) - 1) if len(self.pair_keys) else position
+        found = (qrels_doc >= 0) & (len(self.pair_keys) > 0)
+        if len(self.pair_keys):
+            found &= self.pair_keys[position] == key
+        return np.where(found, position, -1)
+
+
+@dataclass
+class RankedRun:
+    """The run's rows sorted once in trec_eval order, grouped by (system, topic)."""
+
+    systems: pd.DataFrame  # one row per system (run and ``by`` keys)
+    pair: np.ndarray  # per sorted row: pair code or -1
+    offsets: np.ndarray  # groups system * n_topics + topic
+    n_topics: int
+
+    @classmethod
+    def build(
+        cls,
+        run: pd.DataFrame,
+        judgments: JudgmentIndex,
+        *,
+        by: Sequence[str],
+        score_precision: ScorePrecision,
+        depth: Optional[int],
+    ) -> "RankedRun":
+        system, systems = _codes(run, ["run", *by])
+        topic = judgments.topics.get_indexer(run["query_id"])
+        keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
+        if not keep.all():
+            run, system, topic = run.loc[keep], system[keep], topic[keep]
+        doc_code, doc_ids = doc_order_codes(run["doc_id"])
+        score = scores_for_ordering(run["score"].to_numpy(), score_precision)
+        n_topics = len(judgments.topics)
+        group = system * n_topics + topic
+        order = trec_order(group, score, doc_code)
+        pair = judgments.pair_codes(topic[order], doc_ids, doc_code[order])
+        offsets = group_offsets(group[order], len(systems) * n_topics)
+        if depth is not None:
+            if depth < 1:
+                raise PdevalError(f"depth must be a positive integer, not {depth!r}")
+            kept = ranks_within(offsets) <= depth
+            pair = pair[kept]
+            offsets = group_offsets(np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[kept], len(offsets) - 1)
+        return cls(systems, pair, offsets, n_topics)
+
+
+def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool):
+    """Segments of the given variants: which (variant, group) lists, and their rows' judgments."""
+    lengths = np.diff(ranked.offsets)
+    n_groups = len(lengths)
+    topic_of_group = np.arange(n_groups) % ranked.n_topics
+    included = judgments.has_topic[variants][:, topic_of_group]
+    if not complete:
+        included &= lengths > 0
+    variant_index, group = np.nonzero(included)
+    variant = variants[variant_index]
+    segment_lengths = lengths[group]
+    offsets = np.zeros(len(group) + 1, dtype=np.int64)
+    np.cumsum(segment_lengths, out=offsets[1:])
+    rows = np.repeat(ranked.offsets[group] - offsets[:-1], segment_lengths) + np.arange(offsets[-1])
+    rel = judgments.judgments[np.repeat(variant, segment_lengths), ranked.pair[rows]]
+    entry = variant * ranked.n_topics + topic_of_group[group]
+    return variant, group, Segments(rel, offsets, entry, judgments.table)
+
+
+def evaluate(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[MeasureLike, Iterable[MeasureLike]],
+    *,
+    by: Optional[Union[str, Sequence[str]]] = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    depth: Optional[int] = None,
+    score_precision: ScorePrecision = "float64",
+    rel: Optional[int] = None,
+    gains: Optional[Mapping[int, float]] = None,
+    undefined: Literal["zero", "nan"] = "zero",
+    duplicates: DuplicatePolicy = "error",
+    chunk_rows: int = 8_000_000,
+) -> pd.DataFrame:
+    """Evaluate every run of ``run`` against every qrels variant of ``qrels``.
+
+    Parameters
+    ----------
+    run, qrels
+        Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted). Extra qrels
+        columns (``level``, ``sample``, ...) name qrels variants: all are evaluated at once.
+    measures
+        Measure strings or :class:`~pdeval.measures.Measure` objects (``"AP"``,
+        ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see :func:`pdeval.measures.available`).
+    by
+        Extra run columns that key a system beside ``run`` (a swept parameter such as ``b``).
+    complete
+        trec_eval ``-c``: evaluate every qrels topic; a topic a run lacks is an empty list.
+        Default: only topics in both the run and the qrels (trec_eval 9).
+    judged_only
+        trec_eval ``-J``: every measure on the condensed list (same as priming each).
+    depth
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
+    score_precision
+        ``"float32"`` rounds scores to 32-bit floats before ordering, as trec_eval <= 9.0.8
+        and the pytrec-eval-terrier wheel do.
+    rel, gains
+        Defaults for the measures' relevance threshold and level -> gain mapping.
+    undefined
+        ``"zero"`` (trec_eval) or ``"nan"`` for undefined values (e.g. AP with R = 0).
+    duplicates
+        Policy for repeated documents or judgments: ``"error"``, ``"first"`` or ``"max"``.
+
+    Returns
+    -------
+    DataFrame with columns ``run``, the ``by`` columns, the qrels variant columns,
+    ``query_id``, ``measure`` (canonical string) and ``value``.
+    """
+    by = [by] if isinstance(by, str) else list(by or [])
+    if undefined not in ("zero", "nan"):
+        raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
+    parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
+    run = as_run(run, by=by, duplicates=duplicates)
+    qrels = as_qrels(qrels, duplicates=duplicates)
+    judgments = JudgmentIndex.build(qrels)
+    ranked = RankedRun.build(run, judgments, by=by, score_precision=score_precision, depth=depth)
+
+    n_variants = len(judgments.variants)
+    per_variant_rows = max(int(ranked.offsets[-1]), 1)
+    chunk = max(1, chunk_rows // per_variant_rows)
+    variant_parts, group_parts, value_parts = [], [], []
+    for start in range(0, n_variants, chunk):
+        variants = np.arange(start, min(start + chunk, n_variants))
+        variant, group, segments = _layout(ranked, judgments, variants, complete)
+        variant_parts.append(variant)
+        group_parts.append(group)
+        value_parts.append(np.column_stack([m.compute(segments) for m in parsed]))
+    variant = np.concatenate(variant_parts)
+    group = np.concatenate(group_parts)
+    values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
+    if undefined == "zero":
+        values = np.nan_to_num(values, nan=0.0)
+    return _result_frame(ranked, judgments, variant, group, values, parsed, by)
+
+
+def _result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:
+    n_measures = len(parsed)
+    system = np.repeat(group // ranked.n_topics, n_measures)
+    topic = np.repeat(group % ranked.n_topics, n_measures)
+    columns = {}
+    for key in ["run", *by]:
+        columns[key] = ranked.systems[key].to_numpy()[system]
+    variant_rows = np.repeat(variant, n_measures)
+    for key in judgments.keys:
+        columns[key] = judgments.variants[key].to_numpy()[variant_rows]
+    columns["query_id"] = np.asarray(judgments.topics)[topic]
+    names = np.array([str(m) for m in parsed], dtype=object)
+    columns["measure"] = np.tile(names, len(group))
+    columns["value"] = values.reshape(-1)
+    frame = pd.DataFrame(columns)
+    for key in ["run", "query_id", "measure"]:
+        frame[key] = frame[key].astype(str)
+    return frame
+
+
+def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
+    """Per-run means over topics of a result frame.
+
+    Groups by every key column except ``query_id`` (so ``level``/``sample`` and ``by`` keys
+    are kept). Columns: the keys, ``measure``, ``value`` (the mean, NaN values skipped),
+    ``topics`` (how many topics were averaged) and ``undefined`` (how many NaN values were
+    skipped; 0 unless evaluated with ``undefined="nan"``). With ``wide=True`` a table with one
+    column per measure.
+    """
+    result = as_result(result)
+    keys = [k for k in result_keys(result) if k != "query_id"]
+    grouped = result.groupby(keys + ["measure"], sort=False, observed=True)["value"]
+    summary = grouped.agg(value="mean", topics="count", size="size").reset_index()
+    summary["undefined"] = summary.pop("size") - summary["topics"]
+    if int(summary["undefined"].sum()):
+        import warnings
+
+        warnings.warn(
+            f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means",
+            PdevalWarning,
+            stacklevel=2,
+        )
+    if wide:
+        table = summary.pivot_table(index=keys, columns="measure", values="value", sort=False)
+        table.columns.name = None
+        return table.reset_index()
+    return summary

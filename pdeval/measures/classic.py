@@ -1,0 +1,318 @@
+"""Measures with trec_eval semantics: P@k, Rprec, AP, R@k, RR, nDCG, Bpref, infAP, counts.
+
+Each kernel takes a :class:`~pdeval.segments.Segments` (ranked lists in trec_eval order,
+already cut at ``depth`` and condensed when primed) and returns one value per list, NaN
+where the measure is undefined. Formulas and worked examples: MEASURES.md M1–M4, M16, M19.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import numpy as np
+
+from ..segments import POOLED, Segments
+from .registry import register
+
+AS_NONREL = "as nonrelevant"
+IGNORED = "ignored (removed)"
+COUNTS_ZERO = "contributes 0 (counted in R)"
+
+
+def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, NaN where the denominator is 0 (undefined)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+
+
+def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
+    """Rows within the first ``cutoff`` ranks (all rows when no cutoff)."""
+    return np.ones(len(seg.rel), dtype=bool) if cutoff is None else seg.rank <= cutoff
+
+
+@register(
+    "P",
+    cutoff="required",
+    rel=True,
+    summary="precision at rank k: relevant among the top k, over k",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved="not counted",
+    reference="trec_eval P.k",
+    trec_eval="P_{k}",
+)
+def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
+    """P@k = count(min(k, n)) / k; a list shorter than k counts as padded with nonrelevant.
+
+    Defined for every topic (R = 0 gives 0). MEASURES.md M1; trec_eval ``P``.
+    """
+    hits = seg.count(seg.is_rel(rel) & (seg.rank <= cutoff))
+    return hits / cutoff
+
+
+@register(
+    "Rprec",
+    rel=True,
+    aliases=("R-prec", "Rprecision"),
+    summary="precision at rank R",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved="lowers it (denominator R)",
+    reference="trec_eval Rprec",
+    trec_eval="Rprec",
+)
+def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
+    """Rprec = count(min(R, n)) / R; undefined when R = 0. MEASURES.md M2."""
+    num_rel = seg.num_rel(rel)
+    hits = seg.count(seg.is_rel(rel) & (seg.rank <= seg.per_row(num_rel)))
+    return _divide(hits, num_rel)
+
+
+@register(
+    "AP",
+    cutoff="optional",
+    rel=True,
+    aliases=("MAP", "AveP"),
+    summary="average precision; AP@k stops at rank k and still divides by R",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved=COUNTS_ZERO,
+    reference="trec_eval map / map_cut.k",
+    trec_eval="map|map_cut_{k}",
+)
+def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int = 1) -> np.ndarray:
+    """AP = (1/R) Σ_{i: rel(i)=1} count(i)/i; undefined when R = 0. MEASURES.md M3.
+
+    With a cutoff (trec_eval ``map_cut.k``) only ranks ≤ k contribute; the denominator stays R.
+    """
+    relevant = seg.is_rel(rel)
+    precision_at = seg.cumsum(relevant) / seg.rank
+    contributing = relevant & _top(seg, cutoff)
+    return _divide(seg.sum(np.where(contributing, precision_at, 0.0)), seg.num_rel(rel))
+
+
+@register(
+    "R",
+    cutoff="required",
+    rel=True,
+    aliases=("Recall",),
+    summary="recall at rank k: relevant among the top k, over R",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved=COUNTS_ZERO,
+    reference="trec_eval recall.k",
+    trec_eval="recall_{k}",
+)
+def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
+    """R@k = count(min(k, n)) / R; undefined when R = 0. trec_eval ``recall.k``."""
+    hits = seg.count(seg.is_rel(rel) & (seg.rank <= cutoff))
+    return _divide(hits, seg.num_rel(rel))
+
+
+@register(
+    "RR",
+    cutoff="optional",
+    rel=True,
+    aliases=("MRR", "recip_rank"),
+    summary="reciprocal rank of the first relevant document",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved="0 when no relevant document is retrieved",
+    reference="trec_eval recip_rank",
+    trec_eval="recip_rank",
+)
+def reciprocal_rank(seg: Segments, *, cutoff: Optional[int] = None, rel: int = 1) -> np.ndarray:
+    """RR = 1 / rank of the first relevant document (0 if none); undefined when R = 0."""
+    relevant = seg.is_rel(rel) & _top(seg, cutoff)
+    first = np.full(seg.n_segments, np.inf)
+    np.minimum.at(first, seg.segment_of_row[relevant], seg.rank[relevant])
+    value = np.where(np.isfinite(first), 1.0 / first, 0.0)
+    return np.where(seg.num_rel(rel) > 0, value, np.nan)
+
+
+def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndarray:
+    discount = 1.0 / np.log2(seg.rank + 1.0)
+    return seg.sum(np.where(_top(seg, cutoff), gain * discount, 0.0))
+
+
+def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]]) -> np.ndarray:
+    """trec_eval's nDCG: disc(r) = 1/log2(r+1); ideal over all gain>0 documents. M19."""
+    dcg = _trec_dcg(seg, seg.gain(gains), cutoff)
+    ideal = seg.ideal(gains)
+    ideal_dcg = _trec_dcg(ideal, ideal.rel, cutoff)
+    return _divide(dcg, ideal_dcg)
+
+
+@register(
+    "nDCG",
+    cutoff="optional",
+    gains=True,
+    params={"dcg": "trec", "base": 2.0, "l": 1000},
+    choices={"dcg": ("trec", "sakai")},
+    aliases=("ndcg_trec",),
+    summary="normalised DCG; dcg=trec: trec_eval's 1/log2(r+1); dcg=sakai: Sakai 2007's log-base discount with cutoff l",
+    unjudged=AS_NONREL,
+    pooled=AS_NONREL,
+    unretrieved="contributes 0 (in the ideal list)",
+    reference="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k; Sakai 2007",
+    trec_eval="ndcg|ndcg_cut_{k}",
+)
+def ndcg(
+    seg: Segments,
+    *,
+    cutoff: Optional[int] = None,
+    gains: Optional[Mapping[int, float]] = None,
+    dcg: str = "trec",
+    base: float = 2.0,
+    l: int = 1000,
+) -> np.ndarray:
+    """nDCG: ``dcg="trec"`` (default) is trec_eval's ``ndcg`` / ``ndcg_cut.k`` (M19);
+    ``dcg="sakai"`` is Sakai 2007's form with discount 1/log_base(r) beyond rank ``base``
+    and cutoff ``l`` (M18). Undefined when no document of the topic has a positive gain."""
+    if dcg == "sakai":
+        from .graded import ndcg_sakai
+
+        return ndcg_sakai(seg, cutoff=cutoff, gains=gains, base=base, l=l)
+    return ndcg_trec(seg, cutoff=cutoff, gains=gains)
+
+
+def nonrel_above(seg: Segments, relevant: np.ndarray, nonrelevant: np.ndarray) -> np.ndarray:
+    """na(i): judged nonrelevant rows strictly above each row of its list."""
+    return seg.cumsum(nonrelevant) - nonrelevant
+
+
+@register(
+    "Bpref",
+    rel=True,
+    params={"variant": "trec"},
+    choices={"variant": ("trec", "legacy")},
+    aliases=("bpref",),
+    summary="binary preference: relevant documents not outranked by judged nonrelevant ones",
+    unjudged=IGNORED,
+    pooled=IGNORED,
+    unretrieved=COUNTS_ZERO + "; unretrieved nonrelevant count in N",
+    reference="Buckley & Voorhees 2004; trec_eval bpref (variant=legacy: old_bpref)",
+    trec_eval="bpref",
+)
+def bpref(seg: Segments, *, rel: int = 1, variant: str = "trec") -> np.ndarray:
+    """bpref = (1/R) Σ_{retrieved REL i} [1 − min(na(i), R) / min(N, R)] (term 1 if na(i) = 0).
+
+    ``variant="legacy"`` (trec_eval ``old_bpref``, pre-2005) divides by min(N_ret, R) with
+    N_ret the retrieved judged nonrelevant. Undefined when R = 0. MEASURES.md M4.
+    """
+    relevant, nonrelevant = seg.is_rel(rel), seg.is_nonrel(rel)
+    above = nonrel_above(seg, relevant, nonrelevant)
+    num_rel = seg.num_rel(rel)
+    num_nonrel = seg.count(nonrelevant) if variant == "legacy" else seg.num_nonrel(rel)
+    denominator = seg.per_row(np.minimum(num_nonrel, num_rel))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(above > 0, 1.0 - np.minimum(above, seg.per_row(num_rel)) / denominator, 1.0)
+    return _divide(seg.sum(np.where(relevant, term, 0.0)), num_rel)
+
+
+@register(
+    "infAP",
+    rel=True,
+    params={"c": 2.0, "eps": 1e-5, "pool_aware": True},
+    aliases=("inferredAP",),
+    summary="inferred AP: precision above each relevant document estimated from the judged sample of the pool",
+    unjudged="as nonrelevant (outside the pool)",
+    pooled="in the pool; relevance estimated from the judged sample",
+    unretrieved=COUNTS_ZERO,
+    reference="Yilmaz & Aslam 2006/2008; trec_eval infAP",
+    trec_eval="infAP",
+)
+def inferred_ap(
+    seg: Segments, *, rel: int = 1, c: float = 2.0, eps: float = 1e-5, pool_aware: bool = True
+) -> np.ndarray:
+    """infAP = (1/R) Σ_{retrieved REL at position k} E[prec_k], with E[prec_1] = 1 and
+
+    E[prec_k] = 1/k + ((k−1)/k) · (d/(k−1)) · (r + ε)/(r + n + c·ε)
+
+    over the k−1 documents above: r relevant, n judged nonrelevant, d = r + n + pooled
+    (``pool_aware=False``: d = k − 1, every unjudged document taken as pooled). c = 2 and
+    ε = 1e-5 reproduce trec_eval. Undefined when R = 0. MEASURES.md M16.
+    """
+    if c <= 0:
+        from ..errors import MeasureError
+
+        raise MeasureError(f"infAP: c must be > 0, got {c}")
+    relevant, nonrelevant = seg.is_rel(rel), seg.is_nonrel(rel)
+    rel_above = (seg.cumsum(relevant) - relevant).astype(np.float64)
+    nonrel_above_ = (seg.cumsum(nonrelevant) - nonrelevant).astype(np.float64)
+    k = seg.rank.astype(np.float64)
+    if pool_aware:
+        pooled = seg.rel == POOLED
+        pool_above = rel_above + nonrel_above_ + (seg.cumsum(pooled) - pooled)
+    else:
+        pool_above = k - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = 1.0 / k + (pool_above / k) * (rel_above + eps) / (rel_above + nonrel_above_ + c * eps)
+    estimate = np.where(k == 1, 1.0, estimate)
+    return _divide(seg.sum(np.where(relevant, estimate, 0.0)), seg.num_rel(rel))
+
+
+@register(
+    "Judged",
+    cutoff="optional",
+    summary="share of the top k documents that are judged (level >= 0), over min(k, retrieved)",
+    unjudged="counts as unjudged",
+    pooled="counts as unjudged",
+    unretrieved="not counted",
+    reference="ir_measures Judged@k (MacAvaney et al.)",
+)
+def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
+    """Judged@k = judged documents among the top k / min(k, n); undefined for an empty list.
+
+    Pooled (-1) documents are not judged. Without a cutoff, the share over the whole list.
+    """
+    top = _top(seg, cutoff)
+    denominator = seg.count(top)
+    return _divide(seg.count(top & seg.is_judged()), denominator)
+
+
+@register(
+    "NumRet",
+    summary="number of documents retrieved (after depth)",
+    unjudged="counted",
+    pooled="counted",
+    unretrieved="not counted",
+    reference="trec_eval num_ret",
+    aliases=("num_ret",),
+    trec_eval="num_ret",
+)
+def num_ret(seg: Segments) -> np.ndarray:
+    """The number of retrieved documents of each list."""
+    return seg.lengths.astype(np.float64)
+
+
+@register(
+    "NumRel",
+    rel=True,
+    summary="number of relevant documents in the qrels (R)",
+    unjudged="not counted",
+    pooled="not counted",
+    unretrieved="counted",
+    reference="trec_eval num_rel",
+    aliases=("num_rel",),
+    trec_eval="num_rel",
+)
+def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
+    """R: judged relevant documents of the topic, retrieved or not."""
+    return seg.num_rel(rel).astype(np.float64)
+
+
+@register(
+    "NumRelRet",
+    rel=True,
+    summary="number of relevant documents retrieved",
+    unjudged="not counted",
+    pooled="not counted",
+    unretrieved="not counted",
+    reference="trec_eval num_rel_ret",
+    aliases=("num_rel_ret",),
+    trec_eval="num_rel_ret",
+)
+def num_rel_ret(seg: Segments, *, rel: int = 1) -> np.ndarray:
+    """Relevant documents among the retrieved."""
+    return seg.count(seg.is_rel(rel))

@@ -1,0 +1,361 @@
+"""The one list of measures, and the parser of measure strings.
+
+A measure string is ``Name['][(param=value, ...)][@cutoff]``, case-insensitive:
+``AP``, ``P@10``, ``nDCG'@10``, ``infAP(c=1.5)``, ``npref(n=4, norm=N)``,
+``nDCG(gains={1:1,2:3})``. The prime ``'`` evaluates the measure on the condensed list
+(unjudged documents removed, MEASURES.md 0.4) and is the same as ``judged_only=True``.
+trec_eval names (``map``, ``P_10``, ``P.10``, ``ndcg_cut_10``, ``recip_rank``, ``num_ret``,
+``old_bpref`` ...) are accepted as aliases.
+
+Every measure accepts ``depth=`` (trec_eval ``-M``); binary measures accept ``rel=`` (the
+relevance threshold θ, trec_eval ``-l``); graded measures accept ``gains=`` (a mapping
+level -> gain). :func:`parse` returns a :class:`Measure` whose ``str()`` is the canonical
+string: the same name round-trips, and results hold it in their ``measure`` column.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MeasureError
+from ..segments import Segments
+
+Kernel = Callable[..., np.ndarray]
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """What the registry knows of one measure family."""
+
+    name: str
+    kernel: Kernel
+    params: Mapping[str, Any]
+    cutoff: str  # "none", "optional" or "required"
+    uses_rel: bool
+    uses_gains: bool
+    summary: str
+    unjudged: str
+    pooled: str
+    unretrieved: str
+    reference: str
+    aliases: tuple = ()
+    choices: Mapping[str, tuple] = field(default_factory=dict)
+    trec_eval: Optional[str] = None  # trec_eval's names "plain|with_{k}", {k} = the cutoff
+
+    def all_params(self) -> dict:
+        params = dict(self.params)
+        if self.uses_rel:
+            params["rel"] = 1
+        if self.uses_gains:
+            params["gains"] = None
+        params["depth"] = None
+        return params
+
+
+REGISTRY: dict[str, MeasureSpec] = {}
+_LOOKUP: dict[str, str] = {}
+
+
+def register(
+    name: str,
+    *,
+    summary: str,
+    unjudged: str,
+    pooled: str,
+    unretrieved: str,
+    reference: str,
+    params: Optional[Mapping[str, Any]] = None,
+    choices: Optional[Mapping[str, tuple]] = None,
+    cutoff: str = "none",
+    rel: bool = False,
+    gains: bool = False,
+    aliases: Sequence[str] = (),
+    trec_eval: Optional[str] = None,
+) -> Callable[[Kernel], Kernel]:
+    """Register a kernel under ``name`` (decorator). The kernel returns one float per segment."""
+
+    def decorate(kernel: Kernel) -> Kernel:
+        spec = MeasureSpec(
+            name=name,
+            kernel=kernel,
+            params=dict(params or {}),
+            cutoff=cutoff,
+            uses_rel=rel,
+            uses_gains=gains,
+            summary=summary,
+            unjudged=unjudged,
+            pooled=pooled,
+            unretrieved=unretrieved,
+            reference=reference,
+            aliases=tuple(aliases),
+            choices=dict(choices or {}),
+            trec_eval=trec_eval,
+        )
+        REGISTRY[name] = spec
+        for key in (name, *aliases):
+            _LOOKUP[key.lower()] = name
+        return kernel
+
+    return decorate
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{int(k)}:{_format_value(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure with its parameters: computes one value per segment."""
+
+    spec: MeasureSpec
+    params: tuple  # sorted (name, value) pairs of every parameter, defaults included
+    cutoff: Optional[int] = None
+    judged_only: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def param(self, key: str) -> Any:
+        return dict(self.params)[key]
+
+    def __str__(self) -> str:
+        defaults = self.spec.all_params()
+        shown = [
+            f"{key}={_format_value(value)}"
+            for key, value in self.params
+            if not _same(value, defaults.get(key))
+        ]
+        text = self.spec.name + ("'" if self.judged_only else "")
+        if shown:
+            text += "(" + ",".join(shown) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+    def trec_eval_name(self) -> str:
+        """trec_eval's name of this measure where it has one, else the canonical string."""
+        defaults = self.spec.all_params()
+        if self.spec.trec_eval is None or self.judged_only or any(
+            not _same(v, defaults.get(k)) for k, v in self.params
+        ):
+            return str(self)
+        for name in self.spec.trec_eval.split("|"):
+            if ("{k}" in name) == (self.cutoff is not None):
+                return name.format(k=self.cutoff)
+        return str(self)
+
+    def compute(self, segments: Segments) -> np.ndarray:
+        """Values per segment (NaN where undefined), after depth cut and condensing."""
+        params = dict(self.params)
+        depth = params.pop("depth")
+        view = segments.cut(depth)
+        if self.judged_only:
+            view = view.condensed()
+        if self.spec.cutoff != "none":
+            params["cutoff"] = self.cutoff
+        return np.asarray(self.spec.kernel(view, **params), dtype=np.float64)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        return (a or None) == (b or None)
+    return a == b
+
+
+# ---- parsing ------------------------------------------------------------------------------
+_MEASURE_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)(?P<prime>')?\s*"
+    r"(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\d+))?\s*$"
+)
+
+_TREC_EVAL_ALIASES = [
+    (re.compile(r"^P[_.](\d+)$", re.I), "P@{0}"),
+    (re.compile(r"^recall[_.](\d+)$", re.I), "R@{0}"),
+    (re.compile(r"^ndcg_cut[_.](\d+)$", re.I), "nDCG@{0}"),
+    (re.compile(r"^map_cut[_.](\d+)$", re.I), "AP@{0}"),
+    (re.compile(r"^old_bpref$", re.I), "Bpref(variant=legacy)"),
+]
+
+
+def _split_params(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _convert(key: str, raw: Any, default: Any, spec: MeasureSpec, text: str) -> Any:
+    if not isinstance(raw, str):
+        value = raw
+    else:
+        raw = raw.strip()
+        if key == "gains":
+            body = raw.strip("{}").strip()
+            value = {}
+            for item in filter(None, (p.strip() for p in body.split(","))):
+                level, _, gain = item.partition(":")
+                try:
+                    value[int(level)] = float(gain)
+                except ValueError:
+                    raise MeasureError(f"{text!r}: gains must look like {{1:1,2:3}}, got {raw!r}") from None
+        elif isinstance(default, bool):
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise MeasureError(f"{text!r}: {key} must be true or false, got {raw!r}")
+            value = raw.lower() in ("true", "1")
+        elif key in spec.choices:
+            value = raw
+        elif isinstance(default, int) and not isinstance(default, bool) or key in ("depth", "rel"):
+            try:
+                value = int(raw)
+            except ValueError:
+                raise MeasureError(f"{text!r}: {key} must be an integer, got {raw!r}") from None
+        elif isinstance(default, float) or default is None:
+            try:
+                value = float(raw)
+            except ValueError:
+                value = raw
+        else:
+            value = raw
+    if key in spec.choices:
+        allowed = spec.choices[key]
+        matches = [c for c in allowed if isinstance(value, str) and c.lower() == value.lower()]
+        numeric = [c for c in allowed if not isinstance(c, str)]
+        if matches:
+            value = matches[0]
+        elif numeric and isinstance(value, (int, float)):
+            pass
+        elif numeric and isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise MeasureError(f"{text!r}: {key} must be one of {list(allowed)}, got {value!r}") from None
+        else:
+            raise MeasureError(f"{text!r}: {key} must be one of {list(allowed)}, got {value!r}")
+    if isinstance(value, Mapping):
+        value = tuple(sorted((int(k), float(v)) for k, v in value.items()))
+        value = dict(value) or None
+    return value
+
+
+def _suggest(name: str) -> list[str]:
+    known = sorted(set(_LOOKUP))
+    close = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.5)
+    return list(dict.fromkeys(REGISTRY[_LOOKUP[c]].name for c in close))
+
+
+def parse(measure: Union[str, Measure], *, judged_only: bool = False, **overrides: Any) -> Measure:
+    """Parse a measure string (or pass a :class:`Measure` through).
+
+    ``judged_only=True`` primes the measure; ``overrides`` set parameters (``rel=2``,
+    ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
+    """
+    if isinstance(measure, Measure):
+        if judged_only and not measure.judged_only:
+            measure = Measure(measure.spec, measure.params, measure.cutoff, True)
+        return measure
+    if not isinstance(measure, str):
+        raise MeasureError(f"a measure is a string such as 'AP' or 'nDCG@10', not {measure!r}")
+    text = measure
+    for pattern, replacement in _TREC_EVAL_ALIASES:
+        found = pattern.match(text.strip())
+        if found:
+            text = replacement.format(*found.groups())
+            break
+    found = _MEASURE_RE.match(text)
+    if not found:
+        raise MeasureError(f"cannot read the measure string {measure!r}; expected e.g. 'AP', 'P@10', \"nDCG'@10\", 'infAP(c=1.5)'")
+    key = found.group("name").lower()
+    if key not in _LOOKUP:
+        raise MeasureError(f"unknown measure {found.group('name')!r}.", _suggest(key))
+    spec = REGISTRY[_LOOKUP[key]]
+    defaults = spec.all_params()
+    values = dict(defaults)
+    given = {}
+    for item in _split_params(found.group("params") or ""):
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        lookup = {k.lower(): k for k in defaults}
+        if not sep or name.lower() not in lookup:
+            raise MeasureError(
+                f"{measure!r}: unknown parameter {name!r} of {spec.name}; it takes {sorted(defaults)}.",
+                difflib.get_close_matches(name, list(defaults), n=2),
+            )
+        name = lookup[name.lower()]
+        given[name] = _convert(name, raw, defaults[name], spec, measure)
+    for name, raw in overrides.items():
+        if name in defaults and name not in given and raw is not None:
+            given[name] = _convert(name, raw, defaults[name], spec, measure)
+    values.update(given)
+    cutoff = found.group("cutoff")
+    cutoff = int(cutoff) if cutoff is not None else None
+    if spec.cutoff == "none" and cutoff is not None:
+        raise MeasureError(f"{measure!r}: {spec.name} takes no @cutoff (use depth= to cut the ranking)")
+    if spec.cutoff == "required" and cutoff is None:
+        raise MeasureError(f"{measure!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
+    if cutoff is not None and cutoff < 1:
+        raise MeasureError(f"{measure!r}: the cutoff must be a positive integer")
+    if values.get("depth") is not None and values["depth"] < 1:
+        raise MeasureError(f"{measure!r}: depth must be a positive integer")
+    prime = bool(found.group("prime")) or judged_only
+    return Measure(spec, tuple(sorted(values.items())), cutoff, prime)
+
+
+def parse_all(
+    measures: Union[str, Measure, Iterable[Union[str, Measure]]],
+    *,
+    judged_only: bool = False,
+    **overrides: Any,
+) -> list[Measure]:
+    """Parse one or many measures; duplicates (same canonical string) are kept once."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    parsed = [parse(m, judged_only=judged_only, **overrides) for m in measures]
+    if not parsed:
+        raise MeasureError("no measure given")
+    unique = {str(m): m for m in parsed}
+    return list(unique.values())
+
+
+def available() -> pd.DataFrame:
+    """Every registered measure with its parameters and how it treats documents."""
+    rows = []
+    for spec in REGISTRY.values():
+        cutoff = {"none": "", "optional": "@k optional", "required": "@k required"}[spec.cutoff]
+        rows.append(
+            {
+                "measure": spec.name,
+                "parameters": ", ".join(f"{k}={_format_value(v)}" for k, v in spec.all_params().items()),
+                "cutoff": cutoff,
+                "unjudged (absent)": spec.unjudged,
+                "pooled (-1)": spec.pooled,
+                "unretrieved relevant": spec.unretrieved,
+                "summary": spec.summary,
+                "reference": spec.reference,
+                "aliases": ", ".join(spec.aliases),
+            }
+        )
+    return pd.DataFrame(rows)
