@@ -1,6 +1,6 @@
 """pdeval: IR evaluation with incomplete relevance judgments as a pandas workflow."""
 
-from . import errors, frames
+from . import accessor, errors, frames
 from .evaluation import evaluate, summarize
 from .measures import available as available_measures
 from .measures import parse as parse_measure
