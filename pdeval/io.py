@@ -1,0 +1,822 @@
+"""Read and write TREC run and qrels files.
+
+Formats
+-------
+A **run** file holds one line per retrieved document::
+
+    query_id  Q0  doc_id  rank  score  tag  [anything else ...]
+
+A **qrels** file holds one line per judgment::
+
+    query_id  iteration  doc_id  relevance
+
+Fields are separated by any run of ASCII whitespace (spaces, tabs, ``\\r``, ``\\v``, ``\\f``),
+as trec_eval's parser (C ``isspace``) does; lines end with ``\\n``.
+
+How each quirk of real files is handled (trec_eval's behaviour in brackets, from its
+``get_trec_results.c`` / ``get_qrels.c``):
+
+==========================  =====================================================================
+quirk                       pdeval
+==========================  =====================================================================
+column 2 of a run           ignored, any token (``Q0``, ``q0``, ``0``...) [same]
+tabs, repeated spaces,      any run of whitespace separates fields [same]
+leading/trailing blanks
+rank column                 kept as the ``rank`` column (int64) but never used for ordering;
+                            it may start at 0. It must be an integer [trec_eval ignores it
+                            entirely], so a shifted column is caught
+fields after the 6th        ignored (``results.trunc``) [same]
+fewer than 6 run fields     :class:`ParseError` with file and line [trec_eval: "Malformed line"]
+the tag (6th field)         required but dropped: runs are named by file (see :func:`run_name`),
+                            or by tag with ``run_from="tag"`` [trec_eval keeps the last line's tag]
+score                       a decimal number (``1``, ``-2.5``, ``.5``, ``3e-4``) or ``inf``;
+                            anything else or NaN is a :class:`ParseError` [trec_eval reads it
+                            with ``atof``: ``abc`` silently becomes 0]
+``#`` inside a doc id       kept: only a line whose first non-blank character is ``#`` is a
+                            comment [same for runs]
+blank lines                 skipped (run and qrels) [runs: skipped; qrels: "Malformed line"]
+comment lines               skipped (run and qrels) and counted in an INFO log message of the
+                            ``pdeval.io`` logger [runs: same; qrels: only ``#`` in column 1]
+qrels fields                exactly 4, else :class:`ParseError` [same]
+relevance                   an integer; an integral float such as ``1.0`` is accepted, ``1.5``,
+                            ``0x37``, ``1e+8`` raise :class:`ParseError` [trec_eval reads it
+                            with ``atol``: ``1.5`` -> 1, ``1e+8`` -> 1, ``0x37`` -> 0]
+negative relevance          kept (pooled but unjudged) [same]
+duplicate doc in a topic    :class:`DuplicateError` naming file, lines and keys, unless
+                            ``duplicates="first"|"max"`` (then a :class:`PdevalWarning` per file
+                            with the count) [trec_eval refuses the run]
+empty file                  :class:`ParseError` naming the file [trec_eval: cannot read]
+missing file                :class:`MissingFileError` (a :class:`PdevalError` and a
+                            :class:`FileNotFoundError`)
+compression                 ``.gz``, ``.bz2`` and ``.xz`` are decompressed transparently
+encoding                    UTF-8; an invalid byte sequence is a :class:`ParseError`
+NUL bytes                   :class:`ParseError` [trec_eval: "File may contain no NULL characters"]
+==========================  =====================================================================
+
+Speed
+-----
+Parsing runs on pyarrow compute kernels (split lines, split on whitespace, validate numbers
+with a regular expression, cast) when pyarrow is installed. If the fast path meets anything
+it does not accept, the file is parsed again by a plain-Python parser that applies the same
+rules line by line and raises the error with the exact line number; both parsers build the
+same frame (this is tested on every quirk).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import logging
+import lzma
+import os
+import re
+import warnings
+import zlib
+from glob import glob
+from pathlib import Path
+from typing import Iterable, Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
+from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
+from .ranking import rank_run
+
+try:  # pyarrow is optional ("fast" extra); without it every file takes the Python path
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:  # pragma: no cover - exercised only without pyarrow
+    pa = None
+    pc = None
+
+__all__ = [
+    "MissingFileError",
+    "RUN_EXTENSIONS",
+    "read_run",
+    "read_qrels",
+    "write_run",
+    "write_qrels",
+    "run_name",
+]
+
+logger = logging.getLogger("pdeval.io")
+
+PathLike = Union[str, "os.PathLike[str]"]
+RunSource = Union[PathLike, Iterable[PathLike]]
+
+
+class MissingFileError(PdevalError, FileNotFoundError):
+    """A run or qrels file, directory or glob pattern names nothing that can be read.
+
+    It is both a :class:`~pdeval.errors.PdevalError` and a :class:`FileNotFoundError`;
+    ``path`` holds the path or pattern.
+    """
+
+    def __init__(self, message: str, path: Optional[str] = None):
+        self.path = path
+        super().__init__(message)
+
+    def __str__(self) -> str:  # OSError.__str__ would format errno/strerror
+        return str(self.args[0]) if self.args else ""
+
+
+#: compression suffixes read (and written) transparently
+COMPRESSION_SUFFIXES = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
+
+#: file extensions that only say "a text file of results" and are dropped from run names
+RUN_EXTENSIONS = (".txt", ".tsv", ".res", ".result", ".results", ".run", ".runs", ".out", ".trec", ".dat")
+
+#: the 6 leading fields of a run line, for messages
+_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
+_QRELS_FIELDS = "query_id iteration doc_id relevance"
+
+# Number grammars, shared by both parsers (Python ``re`` with ASCII digits, RE2 in Arrow).
+_SCORE_PATTERN = r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
+_NAN_PATTERN = r"^[+-]?[nN][aA][nN]$"
+_INT_PATTERN = r"^[+-]?[0-9]+$"
+_RELEVANCE_PATTERN = r"^[+-]?[0-9]+(?:\.0*)?$"
+_SCORE_RE = re.compile(_SCORE_PATTERN, re.ASCII)
+_NAN_RE = re.compile(_NAN_PATTERN, re.ASCII)
+_INT_RE = re.compile(_INT_PATTERN, re.ASCII)
+_RELEVANCE_RE = re.compile(_RELEVANCE_PATTERN, re.ASCII)
+_LEADING_INT_RE = re.compile(r"^[+-]?[0-9]+", re.ASCII)
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+# --------------------------------------------------------------------------- paths and names
+
+
+def run_name(path: PathLike) -> str:
+    """The run name pdeval gives the run file at ``path``.
+
+    The rule: take the file name, drop one compression suffix (``.gz``, ``.bz2``, ``.xz``),
+    then drop one extension if it is in :data:`RUN_EXTENSIONS` (``.txt``, ``.tsv``,
+    ``.res``, ``.result``, ``.results``, ``.run``, ``.runs``, ``.out``, ``.trec``, ``.dat``).
+    Other extensions are part of the name, because real run files use them as numbers:
+    ``CUNI_en.run1.gz`` -> ``CUNI_en.run1``, ``CUNI_EN_Run.2.dat.gz`` -> ``CUNI_EN_Run.2``,
+    ``results.test`` -> ``results.test``, ``IELAB_01.txt.gz`` -> ``IELAB_01``.
+    """
+    name = Path(path).name
+    lower = name.lower()
+    for suffix in COMPRESSION_SUFFIXES:
+        if lower.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+            lower = name.lower()
+            break
+    for ext in RUN_EXTENSIONS:
+        if lower.endswith(ext) and len(name) > len(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _is_hidden(path: Path) -> bool:
+    return path.name.startswith(".")
+
+
+def _has_glob_magic(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def _resolve_sources(source: RunSource) -> list[Path]:
+    """Expand a path, directory, glob pattern or list of them into a list of files."""
+    if isinstance(source, (str, os.PathLike)):
+        items: list = [source]
+    else:
+        try:
+            items = list(source)
+        except TypeError:
+            raise SchemaError(
+                f"source must be a path, a directory, a glob pattern or a list of them, "
+                f"not {type(source).__name__}"
+            ) from None
+        if not items:
+            raise MissingFileError("no run file given (the list of sources is empty)")
+    files: list[Path] = []
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise SchemaError(f"a run source must be a path or a glob pattern, not {type(item).__name__}: {item!r}")
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and not _is_hidden(p))
+            if not found:
+                raise MissingFileError(f"directory {str(path)!r} holds no (non-hidden) file", str(path))
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        elif isinstance(item, str) and _has_glob_magic(item):
+            found = sorted(Path(p) for p in glob(item) if Path(p).is_file() and not _is_hidden(Path(p)))
+            if not found:
+                raise MissingFileError(f"no file matches the pattern {item!r}", item)
+            files.extend(found)
+        else:
+            raise MissingFileError(f"file not found: {str(path)!r}", str(path))
+    return files
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The content of ``path``, decompressed according to its suffix."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise MissingFileError(f"file not found: {str(path)!r}", str(path)) from None
+    except IsADirectoryError:
+        raise MissingFileError(f"{str(path)!r} is a directory, not a file", str(path)) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
+    if module is None:
+        return raw
+    try:
+        return module.decompress(raw)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+        raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
+
+
+def _show(line: bytes, limit: int = 120) -> str:
+    text = line.decode("utf-8", errors="replace").rstrip("\r")
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return repr(text)
+
+
+# --------------------------------------------------------------------------- parsed columns
+
+
+class _Columns:
+    """Parsed fields of one file as Arrow arrays (or Python lists) plus 1-based line numbers."""
+
+    __slots__ = ("line", "fields", "comments", "blanks")
+
+    def __init__(self, line: np.ndarray, fields: dict, comments: int, blanks: int):
+        self.line = line
+        self.fields = fields
+        self.comments = comments
+        self.blanks = blanks
+
+
+def _string_series(values) -> pd.Series:
+    """A pandas string Series (the default ``str`` dtype) from an Arrow array or a list."""
+    if pa is not None:
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            values = pa.array(values, type=pa.large_string())
+        return values.to_pandas().rename(None)
+    return pd.Series(values, dtype="str")
+
+
+def _numeric_array(values, dtype) -> np.ndarray:
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
+    return np.asarray(values, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- fast path (pyarrow)
+
+
+def _fast_tokens(data: bytes):
+    """Lines of ``data`` split on whitespace, with blank and comment lines removed.
+
+    Returns ``(tokens, line_numbers, n_comments, n_blanks)`` or ``None`` when the fast path
+    cannot handle the data (then the Python parser decides).
+    """
+    if pa is None or b"\x00" in data:
+        return None
+    lines = pc.split_pattern(pa.array([data], type=pa.large_binary()), pattern=b"\n").flatten()
+    if len(lines) and len(lines[len(lines) - 1].as_py()) == 0:
+        lines = lines.slice(0, len(lines) - 1)
+    try:
+        text = lines.cast(pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None  # invalid UTF-8: the Python parser reports the line
+    trimmed = pc.ascii_trim_whitespace(text)
+    blank = pc.equal(trimmed, "")
+    comment = pc.starts_with(trimmed, "#")
+    keep = pc.invert(pc.or_(blank, comment))
+    keep_np = keep.to_numpy(zero_copy_only=False)
+    n_blanks = int(pc.sum(blank).as_py() or 0)
+    n_comments = int(pc.sum(comment).as_py() or 0)
+    line_numbers = np.flatnonzero(keep_np).astype(np.int64) + 1
+    tokens = pc.ascii_split_whitespace(trimmed.filter(keep))
+    return tokens, line_numbers, n_comments, n_blanks
+
+
+def _fast_all_match(values, pattern: str) -> bool:
+    return bool(pc.all(pc.match_substring_regex(values, pattern)).as_py() in (True, None))
+
+
+def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
+    got = _fast_tokens(data)
+    if got is None:
+        return None
+    tokens, line_numbers, n_comments, n_blanks = got
+    if len(tokens) and pc.min(pc.list_value_length(tokens)).as_py() < 6:
+        return None
+    score_text = pc.list_element(tokens, 4)
+    rank_text = pc.list_element(tokens, 3)
+    if not (_fast_all_match(score_text, _SCORE_PATTERN) and _fast_all_match(rank_text, _INT_PATTERN)):
+        return None
+    try:
+        score = pc.cast(score_text, pa.float64())
+        rank = pc.cast(rank_text, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    fields = {
+        "query_id": pc.list_element(tokens, 0),
+        "doc_id": pc.list_element(tokens, 2),
+        "score": score,
+        "rank": rank,
+    }
+    if want_tag:
+        fields["tag"] = pc.list_element(tokens, 5)
+    return _Columns(line_numbers, fields, n_comments, n_blanks)
+
+
+def _fast_qrels(data: bytes) -> Optional[_Columns]:
+    got = _fast_tokens(data)
+    if got is None:
+        return None
+    tokens, line_numbers, n_comments, n_blanks = got
+    if len(tokens):
+        lengths = pc.list_value_length(tokens)
+        if pc.min(lengths).as_py() != 4 or pc.max(lengths).as_py() != 4:
+            return None
+    relevance_text = pc.list_element(tokens, 3)
+    if not _fast_all_match(relevance_text, _RELEVANCE_PATTERN):
+        return None
+    try:
+        relevance = pc.cast(pc.replace_substring_regex(relevance_text, r"\.0*$", ""), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    fields = {
+        "query_id": pc.list_element(tokens, 0),
+        "doc_id": pc.list_element(tokens, 2),
+        "relevance": relevance,
+    }
+    return _Columns(line_numbers, fields, n_comments, n_blanks)
+
+
+# --------------------------------------------------------------------------- Python path
+
+
+def _python_lines(data: bytes, path: str):
+    """Yield ``(line_number, fields)`` for every data line; count blanks and comments."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    counts = {"comments": 0, "blanks": 0}
+
+    def generate():
+        for number, raw in enumerate(lines, start=1):
+            if b"\x00" in raw:
+                raise ParseError("the line holds a NUL byte (run and qrels files are text)", path, number)
+            parts = raw.split()
+            if not parts:
+                counts["blanks"] += 1
+                continue
+            if parts[0].startswith(b"#"):
+                counts["comments"] += 1
+                continue
+            try:
+                fields = [part.decode("utf-8") for part in parts]
+            except UnicodeDecodeError as exc:
+                raise ParseError(f"the line is not valid UTF-8 ({exc.reason}): {_show(raw)}", path, number) from None
+            yield number, raw, fields
+
+    return generate(), counts
+
+
+def _parse_int(text: str, what: str, path: str, number: int, raw: bytes) -> int:
+    value = int(text)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ParseError(f"{what} {text!r} does not fit a 64-bit integer: {_show(raw)}", path, number)
+    return value
+
+
+def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
+    lines, counts = _python_lines(data, path)
+    numbers: list[int] = []
+    qid: list[str] = []
+    doc: list[str] = []
+    score: list[float] = []
+    rank: list[int] = []
+    tag: list[str] = []
+    for number, raw, fields in lines:
+        if len(fields) < 6:
+            raise ParseError(
+                f"expected at least 6 whitespace-separated fields ({_RUN_FIELDS}), found "
+                f"{len(fields)}: {_show(raw)}",
+                path,
+                number,
+            )
+        score_text, rank_text = fields[4], fields[3]
+        if not _SCORE_RE.match(score_text):
+            if _NAN_RE.match(score_text):
+                raise ParseError(f"the score is NaN: {_show(raw)}", path, number)
+            raise ParseError(f"the score {score_text!r} (field 5) is not a number: {_show(raw)}", path, number)
+        if not _INT_RE.match(rank_text):
+            raise ParseError(
+                f"the rank {rank_text!r} (field 4) is not an integer: {_show(raw)}. "
+                f"Expected the fields {_RUN_FIELDS}.",
+                path,
+                number,
+            )
+        numbers.append(number)
+        qid.append(fields[0])
+        doc.append(fields[2])
+        score.append(float(score_text))
+        rank.append(_parse_int(rank_text, "the rank", path, number, raw))
+        if want_tag:
+            tag.append(fields[5])
+    out = {"query_id": qid, "doc_id": doc, "score": score, "rank": rank}
+    if want_tag:
+        out["tag"] = tag
+    return _Columns(np.asarray(numbers, dtype=np.int64), out, counts["comments"], counts["blanks"])
+
+
+def _python_qrels(data: bytes, path: str) -> _Columns:
+    lines, counts = _python_lines(data, path)
+    numbers: list[int] = []
+    qid: list[str] = []
+    doc: list[str] = []
+    relevance: list[int] = []
+    for number, raw, fields in lines:
+        if len(fields) != 4:
+            raise ParseError(
+                f"expected 4 whitespace-separated fields ({_QRELS_FIELDS}), found {len(fields)}: {_show(raw)}",
+                path,
+                number,
+            )
+        text = fields[3]
+        if not _RELEVANCE_RE.match(text):
+            leading = _LEADING_INT_RE.match(text)
+            atol = f" (trec_eval would silently read it as {int(leading.group(0))})" if leading else ""
+            raise ParseError(
+                f"the relevance {text!r} (field 4) is not an integer{atol}: {_show(raw)}", path, number
+            )
+        numbers.append(number)
+        qid.append(fields[0])
+        doc.append(fields[2])
+        relevance.append(_parse_int(text.split(".")[0], "the relevance", path, number, raw))
+    out = {"query_id": qid, "doc_id": doc, "relevance": relevance}
+    return _Columns(np.asarray(numbers, dtype=np.int64), out, counts["comments"], counts["blanks"])
+
+
+# --------------------------------------------------------------------------- frames from columns
+
+
+def _log_skipped(path: str, columns: _Columns) -> None:
+    if columns.comments or columns.blanks:
+        logger.info(
+            "%s: skipped %d comment line(s) and %d blank line(s)", path, columns.comments, columns.blanks
+        )
+
+
+def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
+    data = _read_bytes(path)
+    columns = None
+    if engine == "auto":
+        columns = _fast_run(data, want_tag)
+    if columns is None:
+        columns = _python_run(data, str(path), want_tag)
+    if len(columns.line) == 0:
+        what = "is empty" if not data.strip() else "holds no run line (only comments or blank lines)"
+        raise ParseError(f"the run file {what}; expected lines of {_RUN_FIELDS}", str(path))
+    _log_skipped(str(path), columns)
+    return columns
+
+
+def _duplicate_details(frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray) -> str:
+    """Where the first repeated key of ``frame`` occurs, as file line numbers."""
+    repeated = frame.duplicated(list(keys), keep="first").to_numpy()
+    position = int(np.flatnonzero(repeated)[0])
+    row = frame.iloc[position]
+    same = np.ones(len(frame), dtype=bool)
+    for key in keys:
+        same &= (frame[key] == row[key]).to_numpy()
+    first = int(np.flatnonzero(same)[0])
+    shown = ", ".join(f"{key}={row[key]!r}" for key in keys)
+    return f"line {line[position]} repeats ({shown}) of line {line[first]}"
+
+
+def _validate_with_path(
+    frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray, duplicates: DuplicatePolicy, path: str, kind: str
+) -> pd.DataFrame:
+    """Run ``as_run``/``as_qrels`` on one file's frame; name the file in errors and warnings."""
+    validate = as_run if kind == "run" else as_qrels
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PdevalWarning)
+            out = validate(frame, duplicates=duplicates)
+    except DuplicateError as exc:
+        raise DuplicateError(f"{path}: {_duplicate_details(frame, keys, line)}; {exc}") from None
+    for item in caught:
+        if issubclass(item.category, PdevalWarning):
+            warnings.warn(f"{path}: {item.message}", PdevalWarning, stacklevel=3)
+        else:  # pragma: no cover - other warnings pass through unchanged
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    return out
+
+
+def _resolve_names(files: Sequence[Path], name) -> list[str]:
+    if name is None:
+        names = [run_name(path) for path in files]
+    elif isinstance(name, str):
+        if len(files) != 1:
+            raise SchemaError(
+                f"name={name!r} names one run but the source holds {len(files)} files; "
+                f"pass a list of {len(files)} names (in the order {[p.name for p in files][:5]}...)"
+            )
+        names = [name]
+    else:
+        names = list(name)
+        if len(names) != len(files):
+            raise SchemaError(f"name= holds {len(names)} name(s) for {len(files)} file(s): {[str(p) for p in files]}")
+    for path, each in zip(files, names):
+        if not isinstance(each, str) or not each:
+            raise SchemaError(f"the run name for {str(path)!r} must be a non-empty string, not {each!r}")
+    seen: dict[str, Path] = {}
+    for path, each in zip(files, names):
+        if each in seen:
+            raise SchemaError(
+                f"two files get the run name {each!r}: {str(seen[each])!r} and {str(path)!r}. "
+                f"Run names come from file names (see pdeval.io.run_name); pass name=[...] to choose them."
+            )
+        seen[each] = path
+    return names
+
+
+def read_run(
+    source: RunSource,
+    name: Union[str, Sequence[str], None] = None,
+    *,
+    duplicates: DuplicatePolicy = "error",
+    run_from: Literal["file", "tag"] = "file",
+    engine: Literal["auto", "python"] = "auto",
+) -> pd.DataFrame:
+    """Read TREC run files into a run frame.
+
+    Parameters
+    ----------
+    source
+        A file path, a directory (every regular, non-hidden file in it, sorted by name), a
+        glob pattern (``"runs/*.gz"``), or a list of any of these. ``.gz``, ``.bz2`` and
+        ``.xz`` files are decompressed transparently.
+    name
+        The run name: a string (one file) or a list with one name per file, in the order the
+        files are read. By default each file's name under :func:`run_name`'s rule
+        (``IELAB_01.txt.gz`` -> ``IELAB_01``). Two files with the same name raise
+        :class:`~pdeval.errors.SchemaError`.
+    duplicates
+        ``"error"`` (default): a document repeated within a topic of one run raises
+        :class:`~pdeval.errors.DuplicateError` naming the file, both line numbers and the
+        keys. ``"first"`` keeps the first line, ``"max"`` the highest score, each warning
+        (:class:`~pdeval.errors.PdevalWarning`) with the file and the number of rows dropped.
+    run_from
+        ``"file"`` (default) names runs by file; ``"tag"`` uses the 6th column, for files
+        that hold several runs (such as those :func:`write_run` writes into one file). A tag
+        found in two files raises :class:`~pdeval.errors.SchemaError`.
+    engine
+        ``"auto"`` uses the pyarrow fast path when it can; ``"python"`` forces the
+        line-by-line parser (same result, slower; for tests).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``run, query_id, doc_id, score, rank`` (str, str, str, float64, int64), rows
+        in file order, files in the order read. ``rank`` is the file's rank column, which
+        pdeval (like trec_eval) never uses for ordering; see :func:`pdeval.ranking.rank_run`.
+
+    Raises
+    ------
+    MissingFileError
+        A file, directory or pattern does not exist or names no file.
+    ParseError
+        A malformed line (its file and 1-based line number are in the message and in the
+        ``path``/``line`` attributes), or an empty file.
+    DuplicateError, SchemaError
+        See ``duplicates``, ``name`` and ``run_from``.
+    """
+    if run_from not in ("file", "tag"):
+        raise SchemaError(f"run_from must be 'file' or 'tag', not {run_from!r}")
+    if engine not in ("auto", "python"):
+        raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
+    files = _resolve_sources(source)
+    if run_from == "tag":
+        if name is not None:
+            raise SchemaError("name= cannot be combined with run_from='tag' (the tags name the runs)")
+        names: list[Optional[str]] = [None] * len(files)
+    else:
+        names = list(_resolve_names(files, name))
+    frames = []
+    tag_files: dict[str, Path] = {}
+    for path, each in zip(files, names):
+        columns = _parse_run_file(path, run_from == "tag", engine)
+        fields = columns.fields
+        n = len(columns.line)
+        if run_from == "tag":
+            run = _string_series(fields["tag"])
+            for tag in pd.unique(run):
+                if tag in tag_files:
+                    raise SchemaError(
+                        f"the tag {tag!r} names runs in two files, {str(tag_files[tag])!r} and "
+                        f"{str(path)!r}; with run_from='tag' every run must come from one file"
+                    )
+                tag_files[tag] = path
+        else:
+            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n) if pa is not None else [each] * n)
+        frame = pd.DataFrame(
+            {
+                "run": run,
+                "query_id": _string_series(fields["query_id"]),
+                "doc_id": _string_series(fields["doc_id"]),
+                "score": _numeric_array(fields["score"], np.float64),
+                "rank": _numeric_array(fields["rank"], np.int64),
+            }
+        )
+        frame = _validate_with_path(
+            frame, ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
+        )
+        frames.append(frame)
+    if len(frames) == 1:
+        return frames[0].reset_index(drop=True)
+    return pd.concat(frames, ignore_index=True)
+
+
+def read_qrels(
+    path: PathLike,
+    *,
+    duplicates: DuplicatePolicy = "error",
+    engine: Literal["auto", "python"] = "auto",
+) -> pd.DataFrame:
+    """Read a TREC qrels file (``query_id iteration doc_id relevance``) into a qrels frame.
+
+    The iteration column is ignored. Lines whose first non-blank character is ``#`` and
+    blank lines are skipped (counted in an INFO message of the ``pdeval.io`` logger).
+    Relevance must be an integer (``1.0`` is accepted as 1; ``1.5`` is a
+    :class:`~pdeval.errors.ParseError`, where trec_eval would silently truncate it); negative
+    values are kept (pooled but not judged). A repeated (query_id, doc_id) raises
+    :class:`~pdeval.errors.DuplicateError` naming the file, both lines and the keys, unless
+    ``duplicates="first"|"max"`` (which warn with the count dropped).
+
+    Returns a frame with columns ``query_id, doc_id, relevance`` (str, str, int64) in file
+    order. ``.gz``/``.bz2``/``.xz`` files are decompressed transparently.
+    """
+    if engine not in ("auto", "python"):
+        raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise SchemaError(f"read_qrels takes one path, not {type(path).__name__}")
+    file = Path(path)
+    if file.is_dir():
+        raise MissingFileError(f"{str(file)!r} is a directory; read_qrels takes one qrels file", str(file))
+    data = _read_bytes(file)
+    columns = _fast_qrels(data) if engine == "auto" else None
+    if columns is None:
+        columns = _python_qrels(data, str(file))
+    if len(columns.line) == 0:
+        what = "is empty" if not data.strip() else "holds no judgment line (only comments or blank lines)"
+        raise ParseError(f"the qrels file {what}; expected lines of {_QRELS_FIELDS}", str(file))
+    _log_skipped(str(file), columns)
+    fields = columns.fields
+    frame = pd.DataFrame(
+        {
+            "query_id": _string_series(fields["query_id"]),
+            "doc_id": _string_series(fields["doc_id"]),
+            "relevance": _numeric_array(fields["relevance"], np.int64),
+        }
+    )
+    return _validate_with_path(frame, ["query_id", "doc_id"], columns.line, duplicates, str(file), "qrels")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _check_tokens(series: pd.Series, what: str, *, leading: bool = False) -> None:
+    """Ids written into a whitespace-separated file may not be empty or hold whitespace.
+
+    The first field of a line (``leading``) may not start with ``#`` either: the line would
+    read back as a comment.
+    """
+    text = series.astype(str)
+    bad = (text.str.len() == 0) | text.str.contains(r"\s", regex=True)
+    if leading:
+        bad |= text.str.startswith("#")
+    if bool(bad.any()):
+        first = text[bad.to_numpy()].iloc[0]
+        rule = "empty, holding whitespace" + (", or starting with '#'" if leading else "")
+        raise SchemaError(
+            f"{int(bad.sum())} {what} value(s) cannot be written to a TREC file ({rule}), first: {first!r}"
+        )
+
+
+def _format_floats(values: np.ndarray) -> list[str]:
+    """Shortest strings that read back as exactly the same float64."""
+    if pa is not None:
+        return pc.cast(pa.array(values, type=pa.float64()), pa.string()).to_pylist()
+    return [repr(float(v)) for v in values]
+
+
+def _open_for_writing(path: Path):
+    if path.suffix.lower() == ".gz":
+        handle = open(path, "wb")
+        return gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0), handle
+    module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
+    if module is not None:
+        return module.open(path, "wb"), None
+    return open(path, "wb"), None
+
+
+def _write_text(path: Path, lines: list[str]) -> None:
+    stream, handle = _open_for_writing(path)
+    try:
+        stream.write(("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
+    finally:
+        stream.close()
+        if handle is not None:
+            handle.close()
+
+
+def _run_lines(ranked: pd.DataFrame) -> list[str]:
+    qid = ranked["query_id"].astype(str).tolist()
+    doc = ranked["doc_id"].astype(str).tolist()
+    tag = ranked["run"].astype(str).tolist()
+    rank = ranked["rank"].to_numpy().tolist()
+    score = _format_floats(ranked["score"].to_numpy(dtype=np.float64))
+    return [f"{q} Q0 {d} {r} {s} {t}" for q, d, r, s, t in zip(qid, doc, rank, score, tag)]
+
+
+def _is_directory_target(path: Path, raw: PathLike) -> bool:
+    return path.is_dir() or str(raw).endswith(("/", os.sep))
+
+
+def write_run(run: pd.DataFrame, path: PathLike, *, suffix: str = ".txt") -> list[Path]:
+    """Write a run frame as TREC run files; return the paths written.
+
+    Each line is ``query_id Q0 doc_id rank score tag`` with the tag set to the run name, the
+    rank recomputed in trec_eval order (score descending, doc id descending;
+    :func:`pdeval.ranking.rank_run`), lines grouped by run and topic in that order, and the
+    score written with the shortest text that reads back as the same float64.
+
+    ``path`` decides the layout:
+
+    * an existing directory, or a path ending with ``/`` (created): one file per run,
+      ``<run><suffix>`` (``suffix=".txt.gz"`` compresses). :func:`read_run` on the directory
+      gives the same run names back. Run names must then be usable as file names.
+    * any other path: one file holding every run (tags tell them apart; read it back with
+      ``read_run(path, run_from="tag")``). A ``.gz``/``.bz2``/``.xz`` suffix compresses.
+
+    The frame is validated by :func:`pdeval.frames.as_run` (duplicates are an error); ids and
+    run names must be non-empty and free of whitespace.
+    """
+    frame = as_run(run)
+    for column in ("run", "query_id", "doc_id"):
+        _check_tokens(frame[column], column, leading=column == "query_id")
+    ranked = rank_run(frame)
+    target = Path(path)
+    if _is_directory_target(target, path):
+        if run_name("x" + suffix) != "x":
+            raise SchemaError(
+                f"suffix={suffix!r} would not give the run name back on reading; use one of "
+                f"{list(RUN_EXTENSIONS)} optionally followed by .gz, e.g. '.txt' or '.txt.gz'"
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, group in ranked.groupby("run", sort=True, observed=True):
+            name = str(name)
+            if name in (".", "..") or name.startswith(".") or "/" in name or os.sep in name or "\x00" in name:
+                raise SchemaError(f"the run name {name!r} cannot be used as a file name")
+            file = target / f"{name}{suffix}"
+            _write_text(file, _run_lines(group))
+            written.append(file)
+        return written
+    if target.parent and not target.parent.exists():
+        raise MissingFileError(f"the directory of {str(target)!r} does not exist", str(target.parent))
+    _write_text(target, _run_lines(ranked))
+    return [target]
+
+
+def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
+    """Write a qrels frame as a TREC qrels file ``query_id 0 doc_id relevance``; return the path.
+
+    Rows are written in frame order with iteration ``0``. A frame with variant keys (e.g.
+    ``level``, ``sample``) is refused: select one variant first. A ``.gz``/``.bz2``/``.xz``
+    suffix compresses.
+    """
+    frame = as_qrels(qrels)
+    keys = variant_keys(frame)
+    if keys:
+        raise SchemaError(
+            f"the qrels frame has variant key column(s) {keys}; a TREC qrels file holds one "
+            f"variant, so select one first (e.g. qrels[qrels.level == ...])"
+        )
+    for column in ("query_id", "doc_id"):
+        _check_tokens(frame[column], column, leading=column == "query_id")
+    target = Path(path)
+    if target.parent and not target.parent.exists():
+        raise MissingFileError(f"the directory of {str(target)!r} does not exist", str(target.parent))
+    qid = frame["query_id"].astype(str).tolist()
+    doc = frame["doc_id"].astype(str).tolist()
+    rel = frame["relevance"].to_numpy().tolist()
+    _write_text(target, [f"{q} 0 {d} {r}" for q, d, r in zip(qid, doc, rel)])
+    return target
