@@ -2,6 +2,7 @@
 
 from . import accessor, errors, frames
 from .evaluation import evaluate, summarize
+from .io import read_qrels, read_run, write_qrels, write_run
 from .measures import available as available_measures
 from .measures import parse as parse_measure
 
