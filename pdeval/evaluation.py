@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError, PdevalWarning
-from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, result_keys, variant_keys
+from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
 from .measures import Measure, parse_all
-from .ranking import ScorePrecision, doc_order_codes, group_offsets, ranks_within, scores_for_ordering, trec_order
+from .ranking import ScorePrecision, byte_order, encode, group_offsets, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
 
 MeasureLike = Union[str, Measure]
@@ -83,17 +83,20 @@ class JudgmentIndex:
         )
         return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, has_topic, table, variants, keys)
 
-    def pair_codes(self, topic_code: np.ndarray, doc_ids: pd.Index, doc_code: np.ndarray) -> np.ndarray:
-        """The pair code of each run row (``-1``, the ABSENT column, when not in the qrels)."""
-        qrels_doc = self.docs.get_indexer(doc_ids)[doc_code]
+    def pair_codes(self, topic_code: np.ndarray, qrels_doc: np.ndarray) -> np.ndarray:
+        """The pair code of each (topic, qrels doc) row; ``-1`` (the ABSENT column) when the
+        pair is not judged. A dense topic x doc table when it is small, else a binary search."""
         n_docs = max(len(self.docs), 1)
+        if len(self.pair_keys) == 0:
+            return np.full(len(topic_code), -1, dtype=np.int64)
+        if len(self.topics) * n_docs <= 64_000_000:
+            table = np.full(len(self.topics) * n_docs + 1, -1, dtype=np.int64)
+            table[self.pair_keys] = np.arange(len(self.pair_keys))
+            key = np.where(qrels_doc >= 0, topic_code.astype(np.int64) * n_docs + qrels_doc, -1)
+            return table[key]
         key = topic_code.astype(np.int64) * n_docs + qrels_doc
-        position = np.searchsorted(self.pair_keys, key)
-        position = np.minimum(position, len(self.pair_keys) - 1) if len(self.pair_keys) else position
-        found = (qrels_doc >= 0) & (len(self.pair_keys) > 0)
-        if len(self.pair_keys):
-            found &= self.pair_keys[position] == key
-        return np.where(found, position, -1)
+        position = np.minimum(np.searchsorted(self.pair_keys, key), len(self.pair_keys) - 1)
+        return np.where((qrels_doc >= 0) & (self.pair_keys[position] == key), position, -1)
 
 
 @dataclass
@@ -114,26 +117,41 @@ class RankedRun:
         by: Sequence[str],
         score_precision: ScorePrecision,
         depth: Optional[int],
+        duplicates: DuplicatePolicy = "error",
     ) -> "RankedRun":
-        system, systems = _codes(run, ["run", *by])
-        topic = judgments.topics.get_indexer(run["query_id"])
+        """Encode, check and sort a canonical run frame (validated without its duplicate check,
+        which runs here on integer codes and falls back to :func:`drop_duplicates`)."""
+        if by:
+            system, systems = _codes(run, ["run", *by])
+        else:
+            system, names = encode(run["run"])
+            position = byte_order(names)
+            system = position[system]
+            systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
+        topic_code, topic_names = encode(run["query_id"])
+        topic = judgments.topics.get_indexer(topic_names)[topic_code]
+        doc_code, doc_names = encode(run["doc_id"])
+        group = system * max(len(judgments.topics), 1) + topic
+        if len(doc_names) and pd.Index(group * len(doc_names) + doc_code).has_duplicates:
+            # some (system, topic, doc) repeats: apply the policy on the frame, then start over
+            run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
+            return cls.build(run, judgments, by=by, score_precision=score_precision, depth=depth)
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
-        if not keep.all():
-            run, system, topic = run.loc[keep], system[keep], topic[keep]
-        doc_code, doc_ids = doc_order_codes(run["doc_id"])
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
-        n_topics = len(judgments.topics)
-        group = system * n_topics + topic
-        order = trec_order(group, score, doc_code)
-        pair = judgments.pair_codes(topic[order], doc_ids, doc_code[order])
-        offsets = group_offsets(group[order], len(systems) * n_topics)
+        if not keep.all():
+            group, doc_code, score, topic = group[keep], doc_code[keep], score[keep], topic[keep]
+        order = trec_order(group, score, byte_order(doc_names)[doc_code])
+        qrels_doc = judgments.docs.get_indexer(doc_names)[doc_code[order]]
+        pair = judgments.pair_codes(topic[order], qrels_doc)
+        n_groups = len(systems) * len(judgments.topics)
+        offsets = group_offsets(group[order], n_groups)
         if depth is not None:
             if depth < 1:
                 raise PdevalError(f"depth must be a positive integer, not {depth!r}")
             kept = ranks_within(offsets) <= depth
             pair = pair[kept]
-            offsets = group_offsets(np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[kept], len(offsets) - 1)
-        return cls(systems, pair, offsets, n_topics)
+            offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
+        return cls(systems, pair, offsets, len(judgments.topics))
 
 
 def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool):
@@ -209,10 +227,12 @@ def evaluate(
     if undefined not in ("zero", "nan"):
         raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
-    run = as_run(run, by=by, duplicates=duplicates)
+    run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
     qrels = as_qrels(qrels, duplicates=duplicates)
     judgments = JudgmentIndex.build(qrels)
-    ranked = RankedRun.build(run, judgments, by=by, score_precision=score_precision, depth=depth)
+    ranked = RankedRun.build(
+        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+    )
 
     n_variants = len(judgments.variants)
     per_variant_rows = max(int(ranked.offsets[-1]), 1)

@@ -174,13 +174,14 @@ def as_run(
     frame: pd.DataFrame,
     *,
     by: Iterable[str] = (),
-    duplicates: DuplicatePolicy = "error",
+    duplicates: Optional[DuplicatePolicy] = "error",
 ) -> pd.DataFrame:
     """Validate a run frame and return it with canonical columns.
 
     Adds ``run="run"`` when there is no run column; ``by`` names extra key columns (a swept
     parameter) that must be present. Raises :class:`SchemaError` for missing columns,
-    non-numeric or NaN scores, and (by default) duplicate documents.
+    non-numeric or NaN scores, and (by default) duplicate documents. ``duplicates=None``
+    skips the duplicate check, for callers that check it faster on integer codes.
     """
     frame = canonicalize(frame)
     by = list(by)
@@ -203,6 +204,8 @@ def as_run(
             f"the run has {int(nan.sum())} NaN score(s), first: "
             f"{_first_rows(out, nan, ['run', 'query_id', 'doc_id'])}"
         )
+    if duplicates is None:
+        return out
     return drop_duplicates(out, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
 
 

@@ -31,22 +31,62 @@ def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "fl
     raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
 
 
-def doc_order_codes(doc_id: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes of ``doc_id`` that grow with the id's byte order, and the unique ids.
-
-    Equal ids share a code, so the codes can break score ties exactly as trec_eval does.
-    """
-    codes, uniques = pd.factorize(doc_id, sort=True)
+def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of a column and its distinct values (categorical columns are free)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(dtype=np.int64), pd.Index(values.cat.categories)
+    codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def byte_order(uniques: pd.Index) -> np.ndarray:
+    """For distinct strings, each one's position in byte (code point) order."""
+    order = uniques.argsort()
+    position = np.empty(len(uniques), dtype=np.int64)
+    position[order] = np.arange(len(uniques))
+    return position
+
+
+def doc_order_codes(doc_id: pd.Series) -> np.ndarray:
+    """Codes of ``doc_id`` that grow with the id's byte order (equal ids share a code), so
+    they can break score ties exactly as trec_eval does."""
+    codes, uniques = encode(doc_id)
+    return byte_order(uniques)[codes]
 
 
 def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
     """The permutation that puts rows in trec_eval order within each group.
 
     Rows are sorted by ``group`` ascending, then ``score`` descending, then doc id
-    descending (``doc_code`` from :func:`doc_order_codes`).
+    descending (``doc_code`` grows with the byte order of the id). Rows already in that
+    order (a run read from a file in rank order) skip the score sort; otherwise scores are
+    sorted once and groups by a stable radix-friendly pass. Only runs of tied scores are
+    then re-sorted by doc id.
     """
-    return np.lexsort((-doc_code, -score, group))
+    group = np.asarray(group)
+    n = len(group)
+    if n == 0:
+        return np.arange(0, dtype=np.int64)
+    same_group = group[1:] == group[:-1]
+    in_order = bool(np.all(group[1:] >= group[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_group))
+    if in_order:
+        order = np.arange(n, dtype=np.int64)
+    else:
+        by_score = np.argsort(-score)
+        narrow = group.astype(np.int16) if group.max() < np.iinfo(np.int16).max else group
+        order = by_score[np.argsort(narrow[by_score], kind="stable")]
+    sorted_group, sorted_score = group[order], score[order]
+    tied_with_next = (sorted_group[1:] == sorted_group[:-1]) & (sorted_score[1:] == sorted_score[:-1])
+    if tied_with_next.any():
+        tied = np.zeros(n, dtype=bool)
+        tied[:-1] |= tied_with_next
+        tied[1:] |= tied_with_next
+        positions = np.flatnonzero(tied)
+        block = np.cumsum(np.concatenate(([True], ~tied_with_next[positions[:-1]])))
+        docs = doc_code[order[positions]]
+        key = block.astype(np.int64) * (int(doc_code.max()) + 1) + (int(doc_code.max()) - docs)
+        order[positions] = order[positions[np.argsort(key, kind="stable")]]
+    return order
 
 
 def group_offsets(sorted_group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -82,7 +122,7 @@ def rank_run(
     if depth is not None and depth < 1:
         raise PdevalError(f"depth must be a positive integer, not {depth!r}")
     group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)
-    doc_code, _ = doc_order_codes(run["doc_id"])
+    doc_code = doc_order_codes(run["doc_id"])
     score = scores_for_ordering(run["score"].to_numpy(), score_precision)
     order = trec_order(group, score, doc_code)
     n_groups = int(group.max()) + 1 if len(group) else 0
