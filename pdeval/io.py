@@ -144,6 +144,9 @@ _LEADING_INT_RE = re.compile(r"^[+-]?[0-9]+", re.ASCII)
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
+#: characters an id cannot hold in a TREC file: the field separators (C ``isspace``) and NUL
+_UNWRITABLE = r"[ \t\n\r\x0b\x0c\x00]"
+
 
 # --------------------------------------------------------------------------- paths and names
 
@@ -699,12 +702,12 @@ def _check_tokens(series: pd.Series, what: str, *, leading: bool = False) -> Non
     read back as a comment.
     """
     text = series.astype(str)
-    bad = (text.str.len() == 0) | text.str.contains(r"\s", regex=True)
+    bad = (text.str.len() == 0) | text.str.contains(_UNWRITABLE, regex=True)
     if leading:
         bad |= text.str.startswith("#")
     if bool(bad.any()):
         first = text[bad.to_numpy()].iloc[0]
-        rule = "empty, holding whitespace" + (", or starting with '#'" if leading else "")
+        rule = "empty, holding ASCII whitespace or NUL" + (", or starting with '#'" if leading else "")
         raise SchemaError(
             f"{int(bad.sum())} {what} value(s) cannot be written to a TREC file ({rule}), first: {first!r}"
         )
@@ -746,11 +749,17 @@ def _run_lines(ranked: pd.DataFrame) -> list[str]:
     return [f"{q} Q0 {d} {r} {s} {t}" for q, d, r, s, t in zip(qid, doc, rank, score, tag)]
 
 
-def _is_directory_target(path: Path, raw: PathLike) -> bool:
-    return path.is_dir() or str(raw).endswith(("/", os.sep))
+def _is_directory_target(path: Path, raw: PathLike, per_run: Optional[bool]) -> bool:
+    if per_run is not None:
+        if not per_run and path.is_dir():
+            raise SchemaError(f"{str(path)!r} is a directory; per_run=False writes one file")
+        return bool(per_run)
+    return path.is_dir() or (isinstance(raw, str) and raw.endswith(("/", os.sep)))
 
 
-def write_run(run: pd.DataFrame, path: PathLike, *, suffix: str = ".txt") -> list[Path]:
+def write_run(
+    run: pd.DataFrame, path: PathLike, *, per_run: Optional[bool] = None, suffix: str = ".txt"
+) -> list[Path]:
     """Write a run frame as TREC run files; return the paths written.
 
     Each line is ``query_id Q0 doc_id rank score tag`` with the tag set to the run name, the
@@ -758,12 +767,13 @@ def write_run(run: pd.DataFrame, path: PathLike, *, suffix: str = ".txt") -> lis
     :func:`pdeval.ranking.rank_run`), lines grouped by run and topic in that order, and the
     score written with the shortest text that reads back as the same float64.
 
-    ``path`` decides the layout:
+    ``per_run`` decides the layout (by default from ``path``):
 
-    * an existing directory, or a path ending with ``/`` (created): one file per run,
-      ``<run><suffix>`` (``suffix=".txt.gz"`` compresses). :func:`read_run` on the directory
-      gives the same run names back. Run names must then be usable as file names.
-    * any other path: one file holding every run (tags tell them apart; read it back with
+    * ``per_run=True``, or ``path`` is an existing directory or a string ending with ``/``:
+      ``path`` is a directory (created if needed) with one file per run, ``<run><suffix>``
+      (``suffix=".txt.gz"`` compresses). :func:`read_run` on the directory gives the same run
+      names back. Run names must then be usable as file names.
+    * otherwise: one file holding every run (tags tell them apart; read it back with
       ``read_run(path, run_from="tag")``). A ``.gz``/``.bz2``/``.xz`` suffix compresses.
 
     The frame is validated by :func:`pdeval.frames.as_run` (duplicates are an error); ids and
@@ -774,7 +784,7 @@ def write_run(run: pd.DataFrame, path: PathLike, *, suffix: str = ".txt") -> lis
         _check_tokens(frame[column], column, leading=column == "query_id")
     ranked = rank_run(frame)
     target = Path(path)
-    if _is_directory_target(target, path):
+    if _is_directory_target(target, path, per_run):
         if run_name("x" + suffix) != "x":
             raise SchemaError(
                 f"suffix={suffix!r} would not give the run name back on reading; use one of "
