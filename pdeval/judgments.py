@@ -224,13 +224,25 @@ def _group_starts(sorted_group: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(is_start, np.arange(n), 0))
 
 
-def _ranks_within(group: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def _key_bits(n_groups: int) -> int:
+    """Bits left for a random key once a group code below ``n_groups`` sits above it in an int64."""
+    return 62 - max(1, int(n_groups).bit_length())
+
+
+def _random_keys(rng: np.random.Generator, n: int, bits: int) -> np.ndarray:
+    """``n`` uniform random integers in ``[0, 2**bits)``, one per document (the random order)."""
+    return rng.integers(0, 1 << bits, size=n, dtype=np.int64)
+
+
+def _ranks_within(group: np.ndarray, keys: np.ndarray, bits: int) -> np.ndarray:
     """0-based rank of every element by ``keys`` ascending within its ``group``.
 
-    One stable ``lexsort``; ties of keys (probability ~0) keep the input order, so the
-    result is deterministic.
+    ``group`` and ``keys`` are packed into one int64 (``group << bits | key``) and sorted once
+    with a stable sort, several times faster than a two-key ``lexsort``. Equal keys (probability
+    about n^2 / 2^bits, bits >= 40 for up to half a million topics) keep the input order (sorted
+    doc id), so the result is deterministic.
     """
-    order = np.lexsort((keys, group))
+    order = np.argsort((group << bits) | keys, kind="stable")
     sorted_rank = np.arange(len(group)) - _group_starts(group[order])
     rank = np.empty(len(group), dtype=np.int64)
     rank[order] = sorted_rank
@@ -312,6 +324,8 @@ class _Prepared:
         self.negative_rows = np.flatnonzero(cls == _NEG)
         self.R = np.bincount(self.topic[cls == _REL], minlength=self.n_topics)
         self.N = np.bincount(self.topic[cls == _NON], minlength=self.n_topics)
+        # group codes are at most 2 * topics (topic, stratum); keys take the remaining bits
+        self.key_bits = _key_bits(2 * self.n_topics + 2)
 
 
 def _emit(
@@ -516,6 +530,7 @@ def _reduce_stratified(
     topic = prepared.topic[judged]
     cls = prepared.cls[judged]
     group = topic * 2 + cls  # (topic, stratum), in sorted topic order
+    bits = prepared.key_bits
     # sizes[l, group]: how many of the stratum a level keeps (E1 / E2)
     sizes = np.empty((len(parsed), 2 * prepared.n_topics), dtype=np.int64)
     for i, level in enumerate(parsed):
@@ -526,14 +541,14 @@ def _reduce_stratified(
     steps = _progress(range(samples), progress, samples, f"reduce ({method})")
     for s in steps:
         if nested:
-            keys = np.random.default_rng([base, s]).random(len(judged))
-            rank = _ranks_within(group, keys)
+            keys = _random_keys(np.random.default_rng([base, s]), len(judged), bits)
+            rank = _ranks_within(group, keys, bits)
             keep = rank[None, :] < limit
         else:
             keep = np.empty(limit.shape, dtype=bool)
             for i, level in enumerate(parsed):
                 rng = np.random.default_rng([base, s, level.numerator, level.denominator])
-                keep[i] = _ranks_within(group, rng.random(len(judged))) < limit[i]
+                keep[i] = _ranks_within(group, _random_keys(rng, len(judged), bits), bits) < limit[i]
         for i, value in enumerate(level_values.tolist()):
             rows, relevance = _emit(prepared, keep[i], removed_as)
             parts.append((value, s, rows, relevance))
@@ -555,6 +570,7 @@ def _reduce_uniform(
     judged = prepared.judged_rows
     topic = prepared.topic[judged]
     is_rel = prepared.cls[judged] == _REL
+    bits = prepared.key_bits
     hopeless = prepared.R == 0  # no draw can hold a relevant document: skip up front
     active_rows = np.flatnonzero(~hopeless[topic])  # positions within `judged`
     active_topic = topic[active_rows]
@@ -568,7 +584,8 @@ def _reduce_uniform(
         value = level_values[i].item()
         m = _uniform_sizes(J, level)
         rng = np.random.default_rng([base, s, level.numerator, level.denominator])
-        selected = _ranks_within(active_topic, rng.random(len(active_rows))) < m[active_topic]
+        keys = _random_keys(rng, len(active_rows), bits)
+        selected = _ranks_within(active_topic, keys, bits) < m[active_topic]
         has_rel = np.bincount(active_topic[selected & active_rel], minlength=prepared.n_topics) > 0
         failing = ~has_rel & ~hopeless
         # redraw only the failing topics; `sub` holds their rows (positions in active_*)
@@ -576,7 +593,7 @@ def _reduce_uniform(
         tries = 1
         while len(sub) and tries < max_tries:
             sub_topic = active_topic[sub]
-            chosen = _ranks_within(sub_topic, rng.random(len(sub))) < m[sub_topic]
+            chosen = _ranks_within(sub_topic, _random_keys(rng, len(sub), bits), bits) < m[sub_topic]
             selected[sub] = chosen
             success = np.bincount(sub_topic[chosen & active_rel[sub]], minlength=prepared.n_topics) > 0
             failing &= ~success
@@ -760,15 +777,16 @@ def mixed_pool(
     judged = prepared.judged_rows
     topic = prepared.topic[judged]
     judged_rank = rank_of_entry[judged]
+    bits = prepared.key_bits
     parts = []
     for s in _progress(range(samples), progress, samples, "mixed_pool"):
-        keys = np.random.default_rng([base, s]).random(len(judged))
+        keys = _random_keys(np.random.default_rng([base, s]), len(judged), bits)
         for k in depth_list:
             inside = judged_rank <= k
             m = np.bincount(topic[inside], minlength=prepared.n_topics)
             # rank the outside documents by key within their topic; group inside ones apart
             group = topic * 2 + inside
-            rank = _ranks_within(group, keys)
+            rank = _ranks_within(group, keys, bits)
             keep = inside | (rank < m[topic])
             rows, relevance = _emit(prepared, keep, removed_as)
             parts.append((k, s, rows, relevance))
@@ -913,6 +931,13 @@ def _run_groups(
     return {name: str(g) for name, g in mapping.items()}
 
 
+def _group_codes(run_names: pd.Series, groups: Mapping[str, str], group_index: Mapping[str, int]) -> np.ndarray:
+    """The group code of every row, looked up once per distinct run name."""
+    codes, uniques = pd.factorize(run_names)
+    lookup = np.array([group_index[groups[name]] for name in uniques], dtype=np.int64)
+    return lookup[codes]
+
+
 def leave_out_pooling(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -960,6 +985,9 @@ def leave_out_pooling(
     difference`` (``difference = value_left_out - value_pooled``, usually <= 0 for AP) plus
     ``removed_judged`` and ``removed_relevant``: how many judged and relevant (``>= 1``)
     entries of ``Q*`` the topic lost for that group (Zobel's "unique relevant documents").
+    With ``removed_as="absent"``, a topic whose every ``Q*`` entry came from G alone vanishes
+    from ``Q_{-G}``, so ``evaluate`` skips it and ``value_left_out`` is NaN there (rare; with
+    ``removed_as="pooled"`` the topic stays, with R = 0).
     """
     from .evaluation import evaluate  # written alongside; imported late to avoid a cycle
 
@@ -973,7 +1001,7 @@ def leave_out_pooling(
     group_index = {g: i for i, g in enumerate(group_names)}
 
     ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
-    ranked_group = ranked["run"].map({name: group_index[g] for name, g in groups.items()}).to_numpy(dtype=np.int64)
+    ranked_group = _group_codes(ranked["run"], groups, group_index)
     # contributors of each pooled document: distinct groups per (query_id, doc_id)
     contributions = (
         pd.DataFrame({"query_id": ranked["query_id"].to_numpy(), "doc_id": ranked["doc_id"].to_numpy(),
@@ -1008,7 +1036,7 @@ def leave_out_pooling(
             "relevance": values,
         }
     )
-    run_group = r["run"].map({name: group_index[g] for name, g in groups.items()}).to_numpy(dtype=np.int64)
+    run_group = _group_codes(r["run"], groups, group_index)
     stacked_run = r[["run", "query_id", "doc_id", "score"]].assign(
         query_id=prefixes[run_group] + r["query_id"].to_numpy().astype(str).astype(object)
     )
