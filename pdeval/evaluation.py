@@ -131,11 +131,14 @@ class RankedRun:
         topic_code, topic_names = encode(run["query_id"])
         topic = judgments.topics.get_indexer(topic_names)[topic_code]
         doc_code, doc_names = encode(run["doc_id"])
-        group = system * max(len(judgments.topics), 1) + topic
-        if len(doc_names) and pd.Index(group * len(doc_names) + doc_code).has_duplicates:
+        own_group = system * len(topic_names) + topic_code
+        if len(doc_names) and pd.Index(own_group * len(doc_names) + doc_code).has_duplicates:
             # some (system, topic, doc) repeats: apply the policy on the frame, then start over
             run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
-            return cls.build(run, judgments, by=by, score_precision=score_precision, depth=depth)
+            return cls.build(
+                run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+            )
+        group = system * len(judgments.topics) + topic
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
