@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Literal, Optional, Sequence, Union
 
 import numpy as np
@@ -387,6 +387,37 @@ def _chunk_size(rows: int, n: int) -> int:
     return max(1, CHUNK_ELEMENTS // max(1, rows * n))
 
 
+def _check_indices(z: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    z = np.atleast_2d(np.asarray(z, dtype=np.float64))
+    indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
+    n = z.shape[1]
+    if indices.shape[1] != n:
+        raise PdevalError(f"bootstrap index vectors have length {indices.shape[1]}, expected n = {n} topics")
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        raise PdevalError(f"bootstrap indices must lie in 0..{n - 1}")
+    if n < 2:
+        raise PdevalError("the bootstrap test needs at least two topics")
+    return z, indices
+
+
+def _bootstrap_chunks(z: np.ndarray, indices: np.ndarray, progress: bool) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(first_b, mean(w*b), t*b)`` for chunks of replicates; arrays are pairs x chunk.
+
+    One chunk gathers ``w[:, idx]`` (pairs x chunk x n), sized to about
+    :data:`CHUNK_ELEMENTS` float64 values, so memory stays bounded for any B.
+    """
+    p, n = z.shape
+    w = z - z.mean(axis=1, keepdims=True)
+    chunk = _chunk_size(p, n)
+    starts = range(0, indices.shape[0], chunk)
+    for start in _progress(starts, enabled=progress, total=len(starts), desc="bootstrap"):
+        sample = w[:, indices[start : start + chunk]]  # pairs x chunk x n
+        mean = sample.mean(axis=2)
+        dev = sample - mean[:, :, None]
+        sd = np.sqrt(np.einsum("pbn,pbn->pb", dev, dev) / (n - 1))
+        yield start, mean, _studentised(mean, sd, n)
+
+
 def bootstrap_replicates(
     z: np.ndarray, indices: np.ndarray, *, progress: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -395,38 +426,19 @@ def bootstrap_replicates(
     ``z``: (pairs, n) per-topic differences; ``indices``: (B, n) topic indices, shared by
     every pair. With ``w = z - mean(z)`` and ``w*b = w[idx_b]``, returns
     ``(mean(w*b), t*b)`` as (pairs, B) arrays, ``t*b = mean(w*b) / (sd(w*b, ddof=1)/sqrt(n))``
-    (Sakai 2006). Chunked over replicates; no loop over pairs or single replicates.
+    (Sakai 2006); a zero sd gives t = 0 for a zero mean and +-inf otherwise (|x| < 1e-12
+    counts as zero, for the mean and the sd). Chunked over replicates; no loop over pairs
+    or single replicates. (The full arrays take 16 * pairs * B bytes; :func:`paired_bootstrap`
+    streams instead.)
     """
-    z = np.atleast_2d(np.asarray(z, dtype=np.float64))
-    indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
-    p, n = z.shape
-    if indices.shape[1] != n:
-        raise PdevalError(f"bootstrap index vectors have length {indices.shape[1]}, expected n = {n} topics")
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
-        raise PdevalError(f"bootstrap indices must lie in 0..{n - 1}")
-    if n < 2:
-        raise PdevalError("the bootstrap test needs at least two topics")
-    w = z - z.mean(axis=1, keepdims=True)
-    big_b = indices.shape[0]
-    means = np.empty((p, big_b))
-    tstar = np.empty((p, big_b))
-    chunk = _chunk_size(p, n)
-    starts = range(0, big_b, chunk)
-    for start in _progress(starts, enabled=progress, total=len(starts), desc="bootstrap"):
-        idx = indices[start : start + chunk]
-        sample = w[:, idx]  # pairs x chunk x n
-        mean = sample.mean(axis=2)
-        dev = sample - mean[:, :, None]
-        sd = np.sqrt(np.einsum("pbn,pbn->pb", dev, dev) / (n - 1))
-        means[:, start : start + chunk] = mean
-        tstar[:, start : start + chunk] = _studentised(mean, sd, n)
+    z, indices = _check_indices(z, indices)
+    p = z.shape[0]
+    means = np.empty((p, indices.shape[0]))
+    tstar = np.empty((p, indices.shape[0]))
+    for start, mean, t in _bootstrap_chunks(z, indices, progress):
+        means[:, start : start + mean.shape[1]] = mean
+        tstar[:, start : start + mean.shape[1]] = t
     return means, tstar
-
-
-def _kth_largest_first(values: np.ndarray, k: int) -> np.ndarray:
-    """Per row, the column of the k-th largest value; among equal values the smallest column."""
-    kth = -np.partition(-values, k - 1, axis=1)[:, k - 1]
-    return np.argmax(values == kth[:, None], axis=1)
 
 
 def paired_bootstrap(
@@ -449,6 +461,11 @@ def paired_bootstrap(
       (the smallest b among equal values) gives ``delta = |mean(w*b)|`` (the MATTERS
       reading of Sakai 2006; the difference required is the maximum over pairs).
 
+    Streams over chunks of replicates: ASL hits are counted and the k largest |t*b| of
+    every pair (ordered by value, then b) are kept, so memory is O(pairs * (k + chunk)).
+    ``alpha * B`` is computed in floating point, so ``ceil`` is taken of
+    ``alpha * B - 1e-9`` (0.07 * 100 is 7.000000000000001 in float64).
+
     Returns one row per pair: ``run_a``, ``run_b``, ``mean_a``, ``mean_b``, ``diff``,
     ``t``, ``asl``, ``significant``, ``delta``.
     """
@@ -460,16 +477,34 @@ def paired_bootstrap(
     m, n = scores.shape
     runs = list(range(m)) if runs is None else list(runs)
     ii, jj = _pair_indices(m)
-    z = scores[ii] - scores[jj]
+    z, indices = _check_indices(scores[ii] - scores[jj], indices)
     zbar = z.mean(axis=1)
-    t_obs = _studentised(zbar, z.std(axis=1, ddof=1), n)
-    means, tstar = bootstrap_replicates(z, indices, progress=progress)
-    big_b = tstar.shape[1]
-    abs_t = np.abs(tstar)
-    asl = (abs_t >= np.abs(t_obs)[:, None]).sum(axis=1) / big_b
+    t_obs = np.abs(_studentised(zbar, z.std(axis=1, ddof=1), n))
+    big_b = indices.shape[0]
+    if big_b < 1:
+        raise PdevalError("at least one bootstrap replicate is needed")
     k = min(big_b, max(1, math.ceil(alpha * big_b - 1e-9)))
-    chosen = _kth_largest_first(abs_t, k)
-    delta = np.abs(means[np.arange(len(ii)), chosen])
+    p = len(ii)
+    hits = np.zeros(p, dtype=np.int64)
+    top_t = np.empty((p, 0))
+    top_b = np.empty((p, 0), dtype=np.int64)
+    top_mean = np.empty((p, 0))
+    for start, mean, t in _bootstrap_chunks(z, indices, progress):
+        abs_t = np.abs(t)
+        hits += (abs_t >= t_obs[:, None]).sum(axis=1)
+        b = np.broadcast_to(np.arange(start, start + abs_t.shape[1]), abs_t.shape)
+        top_t = np.concatenate((top_t, abs_t), axis=1)
+        top_b = np.concatenate((top_b, b), axis=1)
+        top_mean = np.concatenate((top_mean, mean), axis=1)
+        # order by |t*| descending, then b ascending; keep the first k
+        order = np.lexsort((top_b, -top_t), axis=1)[:, :k]
+        top_t = np.take_along_axis(top_t, order, axis=1)
+        top_b = np.take_along_axis(top_b, order, axis=1)
+        top_mean = np.take_along_axis(top_mean, order, axis=1)
+    asl = hits / big_b
+    kth = top_t[:, k - 1]
+    first = np.argmax(top_t == kth[:, None], axis=1)  # smallest b among values equal to the k-th
+    delta = np.abs(top_mean[np.arange(p), first])
     row_means = scores.mean(axis=1)
     return pd.DataFrame(
         {
@@ -478,7 +513,7 @@ def paired_bootstrap(
             "mean_a": row_means[ii],
             "mean_b": row_means[jj],
             "diff": zbar,
-            "t": t_obs,
+            "t": _studentised(zbar, z.std(axis=1, ddof=1), n),
             "asl": asl,
             "significant": asl < alpha,
             "delta": delta,

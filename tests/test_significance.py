@@ -179,6 +179,20 @@ def test_paired_bootstrap_matches_direct_loops():
     assert list(zip(got["run_a"], got["run_b"])) == list(itertools.combinations(range(5), 2))
 
 
+def test_paired_bootstrap_streams_chunks_with_tied_replicates(monkeypatch):
+    import pdeval.significance as significance
+
+    rng = np.random.default_rng(6)
+    scores = np.round(rng.random((4, 9)), 1)
+    base = rng.integers(0, 9, size=(13, 9))
+    indices = np.concatenate([base, base[::-1], base])  # every |t*| value occurs three times
+    expected = direct_bootstrap(scores, indices, 0.2)
+    monkeypatch.setattr(significance, "CHUNK_ELEMENTS", 60)  # a handful of replicates per chunk
+    got = paired_bootstrap(scores, indices, alpha=0.2)
+    assert got["asl"].to_numpy() == pytest.approx([e[1] for e in expected], abs=TOL)
+    assert got["delta"].to_numpy() == pytest.approx([e[2] for e in expected], abs=TOL)
+
+
 def test_paired_bootstrap_zero_sd_rules():
     same = [0.3, 0.5, 0.2, 0.4]
     shifted = [0.4, 0.6, 0.3, 0.5]  # constant nonzero difference
