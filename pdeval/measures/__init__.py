@@ -8,3 +8,6 @@ from .registry import REGISTRY, Measure, MeasureSpec, available, parse, parse_al
 from . import classic  # noqa: F401  (registers the trec_eval measures)
 
 __all__ = ["REGISTRY", "Measure", "MeasureSpec", "available", "parse", "parse_all", "register"]
+from . import preference  # noqa: F401  (registers bpref10, bpref_R, bpref_N, RankEff, bpref_relative)
+from . import estimators  # noqa: F401  (registers indAP, subAP)
+from . import graded  # noqa: F401  (registers rpref_N, rpref_relative, rpref_relative2, npref, Q)
