@@ -93,13 +93,13 @@ class IRAccessor:
 
     def rank_correlation(self, reference: Any, **options: Any) -> pd.DataFrame:
         """``pdeval.rank_correlation(result, reference, **options)``."""
-        from .compare import rank_correlation
+        from .correlation import rank_correlation
 
         return rank_correlation(self._need("result", "rank_correlation"), reference, **options)
 
     def correlation_table(self, **options: Any) -> pd.DataFrame:
         """``pdeval.correlation_table(result, **options)``."""
-        from .compare import correlation_table
+        from .correlation import correlation_table
 
         return correlation_table(self._need("result", "correlation_table"), **options)
 

@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--duplicates", choices=("error", "first", "max"), default="error",
                     help="what to do with repeated documents in a run (default: error)")
 
-    commands.add_parser("measures", help="list the measures and how each treats unjudged documents")
+    ms = commands.add_parser("measures", help="list the measures and how each treats unjudged documents")
+    ms.add_argument("--markdown", action="store_true", help="print the README's measure table")
 
     rep = commands.add_parser("report", help="run the whole robustness study and write a report")
     rep.add_argument("--qrels", help="qrels file (default: the bundled CLEF eHealth 2018 data)")
@@ -99,9 +100,29 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _measures(_: argparse.Namespace) -> int:
+def measure_table_markdown() -> str:
+    """The README's table of measures, generated from the registry."""
     from .measures import available
 
+    table = available()
+    lines = [
+        "| measure | parameters (defaults) | unjudged (absent) documents | pooled (-1) documents "
+        "| unretrieved relevant documents | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in table.itertuples(index=False):
+        name = f"`{row.measure}`" + (f" ({row.cutoff})" if row.cutoff else "")
+        cells = [name, f"`{row.parameters}`", row[3], row[4], row[5], row.reference]
+        lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def _measures(args: argparse.Namespace) -> int:
+    from .measures import available
+
+    if args.markdown:
+        print(measure_table_markdown())
+        return 0
     table = available()[["measure", "parameters", "unjudged (absent)", "pooled (-1)", "summary"]]
     with pd.option_context("display.max_colwidth", 60, "display.width", 200):
         print(table.to_string(index=False))

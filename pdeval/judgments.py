@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError, PdevalWarning, SchemaError
+from .evaluation import evaluate
 from .frames import as_qrels, as_run, variant_keys
 from .ranking import ScorePrecision, rank_run
 
@@ -866,42 +867,24 @@ def judged(
     *,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
-    """Share of judged documents in the top k, per run and topic (trec_eval ``judged@k``).
+    """Share of judged documents in the top k, per run and topic (the measure ``Judged@k``).
 
-    ``judged@k = |{d at ranks 1..k : d in the qrels with relevance >= 0}| / k`` — the
-    denominator is k even when the run retrieved fewer documents (as trec_eval's and
-    ir_measures' ``Judged@k``). Pooled-but-unjudged entries (-1) do not count as judged.
-    Ahlgren & Grönqvist 2008 (Table 2) report its complement, the share of unjudged documents
-    at a ranking position.
+    ``judged@k = |{d at ranks 1..k : d judged (relevance >= 0)}| / min(k, n)`` with n the
+    number of documents the run retrieved for the topic (ir_measures' ``Judged@k``).
+    Pooled-but-unjudged entries (-1) do not count as judged. Ahlgren & Grönqvist 2008
+    (Table 2) report its complement, the share of unjudged documents down to a rank.
 
     Topics of the run absent from the qrels are ignored (MEASURES.md 0.5). Returns a tidy frame
     ``run, query_id, k, judged`` sorted by run, query_id, k.
     """
     ks, _ = _parse_depths(k, "k")
-    ks_arr = np.array(ks, dtype=np.int64)
-    q = _plain_qrels(qrels, "judged")
-    r = as_run(run)
-    r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
-    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision,
-                      depth=int(ks_arr.max()))
-    position = _positions(q, ranked["query_id"], ranked["doc_id"])
-    relevance = q["relevance"].to_numpy(dtype=np.int64)
-    flag = (position >= 0) & (relevance[np.maximum(position, 0)] >= 0)
-    cumulative = np.concatenate([[0], np.cumsum(flag, dtype=np.int64)])
-    rank = ranked["rank"].to_numpy()
-    starts = np.flatnonzero(rank == 1)
-    lengths = np.diff(np.append(starts, len(rank)))
-    upto = np.minimum(lengths[:, None], ks_arr[None, :])
-    count = cumulative[starts[:, None] + upto] - cumulative[starts[:, None]]
-    head = ranked.iloc[starts]
-    return pd.DataFrame(
-        {
-            "run": np.repeat(head["run"].to_numpy(), len(ks)),
-            "query_id": np.repeat(head["query_id"].to_numpy(), len(ks)),
-            "k": np.tile(ks_arr, len(starts)),
-            "judged": (count / ks_arr[None, :]).ravel(),
-        }
-    ).sort_values(["run", "query_id", "k"], kind="stable", ignore_index=True)
+    names = {f"Judged@{cutoff}": cutoff for cutoff in ks}
+    result = evaluate(run, _plain_qrels(qrels, "judged"), list(names), score_precision=score_precision)
+    return (
+        result.assign(k=result["measure"].map(names).astype(np.int64))
+        .rename(columns={"value": "judged"})[["run", "query_id", "k", "judged"]]
+        .sort_values(["run", "query_id", "k"], kind="stable", ignore_index=True)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -989,7 +972,6 @@ def leave_out_pooling(
     from ``Q_{-G}``, so ``evaluate`` skips it and ``value_left_out`` is NaN there (rare; with
     ``removed_as="pooled"`` the topic stays, with R = 0).
     """
-    from .evaluation import evaluate  # written alongside; imported late to avoid a cycle
 
     _check_choice("removed_as", removed_as, ("pooled", "absent"))
     depth = _check_int("depth", depth, 1)

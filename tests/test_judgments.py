@@ -464,10 +464,11 @@ def test_judged_share():
     assert set(out.query_id) == {"q1"}
     a = dict(zip(out[out.run == "A"].k, out[out.run == "A"].judged))
     # ranks: d2 d1 u1 d7(-1) d4 d3 d5 u2 d6 d8 -> judged 1 1 0 0 1 1 1 0 1 1
-    assert a == pytest.approx({1: 1.0, 2: 1.0, 5: 3 / 5, 10: 7 / 10, 20: 7 / 20})
+    # a list shorter than k is divided by its length (ir_measures' Judged@k)
+    assert a == pytest.approx({1: 1.0, 2: 1.0, 5: 3 / 5, 10: 7 / 10, 20: 7 / 10})
     b = dict(zip(out[out.run == "B"].k, out[out.run == "B"].judged))
-    # ranks: d2 u1 d7 -> 1 0 0, divided by k
-    assert b == pytest.approx({1: 1.0, 2: 1 / 2, 5: 1 / 5, 10: 1 / 10, 20: 1 / 20})
+    # ranks: d2 u1 d7 -> 1 0 0, divided by min(k, 3)
+    assert b == pytest.approx({1: 1.0, 2: 1 / 2, 5: 1 / 3, 10: 1 / 3, 20: 1 / 3})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""System rankings and the statistics that compare them (MEASURES.md E8).
+"""Rank correlations between system rankings: Kendall tau, tau_AP, Spearman, Pearson, RMS (MEASURES.md E8).
 
 A *system ranking* is the vector of per-run means of one measure on one qrels variant.
 The functions here compute those means from a tidy result frame and compare them:
