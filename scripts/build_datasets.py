@@ -13,7 +13,7 @@ For ``clef2018`` (CLEF eHealth 2018 Consumer Health Search, IRTask1) it
 2. orders every remaining run the trec_eval way (float64 scores, score descending, doc id
    descending) and keeps the top 100 documents per topic (:func:`pdeval.ranking.rank_run`
    with ``depth=100``);
-3. writes them into one gzip TREC run file (``clef2018.runs.txt.gz``, tag = run name, rank =
+3. writes them into one TREC run file, gzipped as ``clef2018.runs.txt.gz`` (tag = run name, rank =
    trec_eval rank, scores written with the shortest text that reads back as the same
    float64), and gzips the final and the partial qrels unchanged;
 4. reads the package files back and checks they give exactly the frames built in memory,
@@ -27,6 +27,7 @@ import gzip
 import hashlib
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,8 +68,10 @@ def build_clef2018(data: Path) -> None:
     runs = pd.concat(clean, ignore_index=True)
     top = rank_run(runs, depth=DEPTH)
 
-    runs_file = OUT / "clef2018.runs.txt.gz"
-    write_run(top, runs_file)
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "clef2018.runs.txt"
+        write_run(top, plain)
+        gzip_copy(plain, OUT / "clef2018.runs.txt.gz")
     gzip_copy(source / "qrels.txt", OUT / "clef2018.qrels.txt.gz")
     gzip_copy(source / "aux" / "qrels_partial_20180911.txt", OUT / "clef2018.qrels_partial_20180911.txt.gz")
 

@@ -160,6 +160,8 @@ QUIRKS = {
     "blank_lines.txt": "\nq1 Q0 d1 1 3 t\n\n   \t\nq1 Q0 d2 2 2 t\n\n",
     # no newline at the end, signed and odd-looking numbers
     "numbers.txt": "q1 Q0 d1 +1 +3 t\nq1 Q0 d2 2 -2.5E+2 t\nq1 Q0 d3 3 .5 t\nq1 Q0 d4 4 5. t\nq1 Q0 d5 5 inf t\nq1 Q0 d6 6 -Infinity t",
+    # a UTF-8 byte-order mark is not part of the first query id
+    "bom.txt": "\ufeffq1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\n",
     # non-ASCII ids (UTF-8)
     "utf8.txt": "q1 Q0 dé1 1 3 t\nq1 Q0 文档 2 2 t\n",
 }
@@ -173,6 +175,7 @@ QUIRK_EXPECTED = {
     "blank_lines.txt": (["d1", "d2"], [3.0, 2.0], [1, 2]),
     "numbers.txt": (["d1", "d2", "d3", "d4", "d5", "d6"], [3.0, -250.0, 0.5, 5.0, np.inf, -np.inf], [1, 2, 3, 4, 5, 6]),
     "utf8.txt": (["dé1", "文档"], [3.0, 2.0], [1, 2]),
+    "bom.txt": (["d1", "d2"], [3.0, 2.0], [1, 2]),
 }
 
 
@@ -185,6 +188,7 @@ def test_run_quirks_both_parsers_agree(tmp_path, name):
     assert run.score.tolist() == scores
     assert run["rank"].tolist() == ranks
     assert set(run.run) == {name[: -len(".txt")]}
+    assert set(run.query_id) <= {"q1", "q2"}
 
 
 def test_run_quirks_compressed(tmp_path):
