@@ -573,7 +573,7 @@ def test_write_read_round_trip_property(tmp_path, rows):
 
 tokens = st.sampled_from(
     ["q1", "q2", "Q0", "0", "d1", "d#2", "#d", "1", "-3", "2.5", ".5", "5.", "1e3", "-1E-2", "+4",
-     "inf", "NaN", "x", "1.0", "0x10", "1_0", "é", "\x1c", "\r"]
+     "inf", "+Infinity", "1e400", "4.9e-324", "NaN", "x", "1.0", "0x10", "1_0", "é", "\x1c", "\r"]
 )
 separators = st.sampled_from([" ", "\t", "  ", " \t ", "\x0b", "\x0c"])
 random_lines = st.lists(st.tuples(tokens, separators), min_size=0, max_size=8).map(
