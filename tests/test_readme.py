@@ -1,0 +1,42 @@
+"""The README's promises: its quickstart runs, its measure table is the registry's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pdeval
+from pdeval.cli import measure_table_markdown
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_quickstart_code_runs_and_gives_what_it_says(capsys):
+    blocks = python_blocks(README.read_text())
+    assert blocks, "the README has no python code block"
+    namespace: dict = {}
+    exec(compile(blocks[0], "README quickstart", "exec"), namespace)
+    res, curve = namespace["res"], namespace["curve"]
+    assert list(res.columns) == ["run", "query_id", "measure", "value"]
+    assert set(curve["level"]) == {90, 70, 50, 30, 10}
+    assert {"tau_b", "tau_ap"} == set(curve["method"])
+    assert capsys.readouterr().out.strip()
+
+
+def test_measure_table_is_generated_from_the_registry():
+    text = README.read_text()
+    table = text.split("<!-- measures:start -->")[1].split("<!-- measures:end -->")[0].strip()
+    assert table == measure_table_markdown(), "regenerate it with: pdeval measures --markdown"
+    for name in pdeval.measures.REGISTRY:
+        assert f"`{name}`" in table
+
+
+def test_readme_keeps_exactly_the_two_setup_commands():
+    text = README.read_text()
+    first_block = re.search(r"```sh\n(.*?)```", text, flags=re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in first_block.splitlines() if line.strip()]
+    assert commands == ["make demo", "make test"]
