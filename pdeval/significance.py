@@ -28,7 +28,7 @@ from typing import Iterator, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from .compare import split_keys
+from .correlation import split_keys
 from .errors import PdevalError, SchemaError
 from .frames import as_result
 
