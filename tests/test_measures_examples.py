@@ -42,7 +42,10 @@ EXAMPLE_B = frames(
 # Example C: pooled-unjudged p1 and absent u1 above the first relevant document.
 EXAMPLE_C = frames(dict(r1=1, r2=1, n1=0, p1=-1, p2=-1), dict(p1=6, u1=5, r1=4, n1=3, r2=2, p2=1), "q3")
 
-EXAMPLES = {"A": EXAMPLE_A, "B": EXAMPLE_B, "C": EXAMPLE_C}
+# Example D2 (N = 0); D1 and D3 are in the edge-case tests at the end.
+EXAMPLE_D2 = frames(dict(r1=1, r2=1), dict(u1=3, r1=2, u2=1), "D2")
+
+EXAMPLES = {"A": EXAMPLE_A, "B": EXAMPLE_B, "C": EXAMPLE_C, "D2": EXAMPLE_D2}
 
 
 def value(example, measure: str, **options) -> float:
@@ -101,6 +104,12 @@ CASES = [
     ("C", "infAP", F(1, 2)), ("C", "infAP(c=2)", F(1, 2)), ("C", "infAP(c=1)", 0.5833340833),
     ("C", "infAP(c=1.5)", 0.5277781528), ("C", "infAP(c=2.5)", 0.4833329583),
     ("C", "infAP(pool_aware=false)", F(19, 30)),
+    # hand: C, c = 1, ε = 0.5: r1 (k = 3, d = 1, r = n = 0): 1/3 + (1/3)·(0.5/0.5) = 2/3;
+    # r2 (k = 5, d = 3, r = n = 1): 1/5 + (3/5)·(1.5/2.5) = 14/25; (2/3 + 14/25)/2 = 46/75
+    ("C", "infAP(c=1, eps=0.5)", F(46, 75)),
+    # hand: C, c = 2: (r + ε)/(r + n + 2ε) = 1/2 both at r = n = 0 and r = n = 1, for any ε
+    ("C", "infAP(eps=0.3)", F(1, 2)),
+    ("D2", "infAP", F(1, 4)),
     # ---- M17 Q and Q'
     ("B", "Q", F(16549, 35700)), ("B", "Q'", F(18, 35)), ("B", "Q(beta=0)", F(2, 5)), ("B", "Q(beta=3)", 0.4910542399),
     ("A", "Q", F(159, 440)), ("A", "Q'", F(5, 12)), ("C", "Q", 0.4857142857), ("C", "Q'", F(9, 10)),
@@ -108,6 +117,8 @@ CASES = [
     ("B", "nDCG(dcg=sakai)", 0.6330895574), ("B", "nDCG'(dcg=sakai)", 0.7086751303),
     ("B", "nDCG(dcg=sakai, l=5)", 0.4866155648), ("B", "nDCG'(dcg=sakai, l=5)", 0.6011045033),
     ("B", "nDCG(dcg=sakai, base=10)", F(8, 9)),
+    # an @k cutoff lowers l to min(l, k): the l = 5 values again
+    ("B", "nDCG(dcg=sakai)@5", 0.4866155648), ("B", "nDCG'(dcg=sakai)@5", 0.6011045033),
     ("A", "nDCG(dcg=sakai)", 0.5567228049), ("A", "nDCG'(dcg=sakai)", 0.6166463990),
     ("A", "nDCG(dcg=sakai, l=5)", 0.3193939432),
     ("C", "nDCG(dcg=sakai)", 0.5308031558), ("C", "nDCG'(dcg=sakai)", 0.8154648768),
@@ -136,7 +147,6 @@ def test_worked_examples_in_one_call() -> None:
 
 def test_prime_is_judged_only() -> None:
     """``M'`` and ``judged_only=True`` mean the same (MEASURES.md 0.4), e.g. AP' of A = 2/5."""
-    run, qrels = EXAMPLE_A
     assert value(EXAMPLE_A, "AP", judged_only=True) == pytest.approx(0.4, abs=TOL)
     assert value(EXAMPLE_B, "Q", judged_only=True) == pytest.approx(18 / 35, abs=TOL)
     assert value(EXAMPLE_B, "nDCG(dcg=sakai)", judged_only=True) == pytest.approx(0.7086751303, abs=TOL)
