@@ -108,6 +108,10 @@ class RankedRun:
     offsets: np.ndarray  # groups system * n_topics + topic
     n_topics: int
 
+    @property
+    def group_of_row(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
+
     @classmethod
     def build(
         cls,
@@ -158,10 +162,13 @@ class RankedRun:
 
 
 def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool):
-    """Segments of the given variants: which (variant, group) lists, and their rows' judgments."""
+    """Segments of the given variants: which (variant, group) lists, and their rows' judgments.
+
+    Segments are laid out variant by variant, groups in order; each row's judgment is a
+    gather from the judgment matrix (no merge).
+    """
     lengths = np.diff(ranked.offsets)
-    n_groups = len(lengths)
-    topic_of_group = np.arange(n_groups) % ranked.n_topics
+    topic_of_group = np.arange(len(lengths)) % max(ranked.n_topics, 1)
     included = judgments.has_topic[variants][:, topic_of_group]
     if not complete:
         included &= lengths > 0
@@ -170,8 +177,9 @@ def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, c
     segment_lengths = lengths[group]
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(segment_lengths, out=offsets[1:])
-    rows = np.repeat(ranked.offsets[group] - offsets[:-1], segment_lengths) + np.arange(offsets[-1])
-    rel = judgments.judgments[np.repeat(variant, segment_lengths), ranked.pair[rows]]
+    rel = judgments.judgments[variants[:, None], ranked.pair[None, :]]
+    rows_included = included[:, ranked.group_of_row]
+    rel = rel.ravel() if rows_included.all() else rel[rows_included]
     entry = variant * ranked.n_topics + topic_of_group[group]
     return variant, group, Segments(rel, offsets, entry, judgments.table)
 

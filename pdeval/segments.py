@@ -148,18 +148,29 @@ class Segments:
         return np.repeat(np.arange(self.n_segments), self.lengths)
 
     @cached_property
+    def start_of_row(self) -> np.ndarray:
+        """For each row, the index of the first row of its segment."""
+        return np.repeat(self.offsets[:-1], self.lengths)
+
+    @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of each row within its list."""
-        return ranks_within(self.offsets)
+        return np.arange(1, len(self.rel) + 1, dtype=np.int64) - self.start_of_row
 
     # ---- per-segment reductions ---------------------------------------------------------
     def sum(self, values: np.ndarray) -> np.ndarray:
         """Per-segment sum of a per-row array (left to right, float64)."""
-        return np.bincount(self.segment_of_row, weights=values, minlength=self.n_segments)
+        values = np.asarray(values, dtype=np.float64)
+        out = np.zeros(self.n_segments)
+        nonempty = self.lengths > 0
+        if nonempty.any():
+            out[nonempty] = np.add.reduceat(values, self.offsets[:-1][nonempty])
+        return out
 
     def count(self, mask: np.ndarray) -> np.ndarray:
         """Per-segment number of rows where ``mask`` holds."""
-        return np.bincount(self.segment_of_row[mask], minlength=self.n_segments).astype(np.float64)
+        marked = np.flatnonzero(mask)
+        return np.diff(np.searchsorted(marked, self.offsets)).astype(np.float64)
 
     def cumsum(self, values: np.ndarray) -> np.ndarray:
         """Within-segment inclusive cumulative sum of a per-row array.
@@ -173,8 +184,8 @@ class Segments:
             total = np.cumsum(values, dtype=np.float64)
         if len(total) == 0:
             return total
-        before = np.concatenate(([0], total))[self.offsets[:-1]]
-        return total - np.repeat(before, self.lengths)
+        prefix = np.concatenate((np.zeros(1, dtype=total.dtype), total))
+        return total - prefix[self.start_of_row]
 
     def first(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Per segment, the value of its first row (``fill`` for an empty segment)."""
@@ -185,16 +196,51 @@ class Segments:
 
     def per_row(self, per_segment: np.ndarray) -> np.ndarray:
         """Broadcast a per-segment array to the rows of each segment."""
-        return np.asarray(per_segment)[self.segment_of_row]
+        return np.repeat(np.asarray(per_segment), self.lengths)
+
+    # ---- work at selected rows only -----------------------------------------------------
+    # Most measures only add something up at the relevant rows (a few per cent of a ranking).
+    # These helpers take sorted row indices ``at`` and never build a full-length array but
+    # the masks they are given.
+    def segment_of(self, at: np.ndarray) -> np.ndarray:
+        """The segment of each row index in ``at``."""
+        return np.searchsorted(self.offsets, at, side="right") - 1
+
+    def rank_at(self, at: np.ndarray) -> np.ndarray:
+        """1-based ranks of the rows ``at``."""
+        return at - self.offsets[self.segment_of(at)] + 1
+
+    def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """For each row in ``at``, how many of the (sorted) row indices ``rows`` lie above it
+        in its list: e.g. ``count_above(seg.nonrel_rows(), seg.relevant_rows())`` is na(i)."""
+        start = self.offsets[self.segment_of(at)]
+        return np.searchsorted(rows, at) - np.searchsorted(rows, start)
+
+    def sum_at(self, at: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per-segment sum of ``values`` given at the rows ``at`` (in row order)."""
+        return np.bincount(self.segment_of(at), weights=values, minlength=self.n_segments)
 
     # ---- judgments ----------------------------------------------------------------------
+    def _cached(self, key, make):
+        if key not in self._views:
+            self._views[key] = make()
+        return self._views[key]
+
     def is_rel(self, rel: int = 1) -> np.ndarray:
-        """Rows that are judged relevant (level ``>= rel``)."""
-        return self.rel >= rel
+        """Rows that are judged relevant (level ``>= rel``); computed once per view."""
+        return self._cached(("is_rel", rel), lambda: self.rel >= rel)
 
     def is_nonrel(self, rel: int = 1) -> np.ndarray:
-        """Rows that are judged nonrelevant (``0 <= level < rel``)."""
-        return (self.rel >= 0) & (self.rel < rel)
+        """Rows that are judged nonrelevant (``0 <= level < rel``); computed once per view."""
+        return self._cached(("is_nonrel", rel), lambda: (self.rel >= 0) & (self.rel < rel))
+
+    def relevant_rows(self, rel: int = 1) -> np.ndarray:
+        """Sorted indices of the judged relevant rows (computed once per view)."""
+        return self._cached(("relevant_rows", rel), lambda: np.flatnonzero(self.is_rel(rel)))
+
+    def nonrel_rows(self, rel: int = 1) -> np.ndarray:
+        """Sorted indices of the judged nonrelevant rows (computed once per view)."""
+        return self._cached(("nonrel_rows", rel), lambda: np.flatnonzero(self.is_nonrel(rel)))
 
     def is_judged(self) -> np.ndarray:
         return self.rel >= 0

@@ -25,6 +25,15 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
 
 
+def _hits_within(seg: Segments, rel: int, depth) -> np.ndarray:
+    """Per list, relevant documents within the first ``depth`` ranks (an int or per segment)."""
+    at = seg.relevant_rows(rel)
+    depth = np.broadcast_to(np.asarray(depth), (seg.n_segments,))
+    segment = seg.segment_of(at)
+    inside = at - seg.offsets[segment] < depth[segment]
+    return np.bincount(segment[inside], minlength=seg.n_segments).astype(np.float64)
+
+
 def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
     """Rows within the first ``cutoff`` ranks (all rows when no cutoff)."""
     return np.ones(len(seg.rel), dtype=bool) if cutoff is None else seg.rank <= cutoff
@@ -46,8 +55,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
     Defined for every topic (R = 0 gives 0). MEASURES.md M1; trec_eval ``P``.
     """
-    hits = seg.count(seg.is_rel(rel) & (seg.rank <= cutoff))
-    return hits / cutoff
+    return _hits_within(seg, rel, cutoff) / cutoff
 
 
 @register(
@@ -64,8 +72,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """Rprec = count(min(R, n)) / R; undefined when R = 0. MEASURES.md M2."""
     num_rel = seg.num_rel(rel)
-    hits = seg.count(seg.is_rel(rel) & (seg.rank <= seg.per_row(num_rel)))
-    return _divide(hits, num_rel)
+    return _divide(_hits_within(seg, rel, num_rel), num_rel)
 
 
 @register(
@@ -85,10 +92,12 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 
     With a cutoff (trec_eval ``map_cut.k``) only ranks ≤ k contribute; the denominator stays R.
     """
-    relevant = seg.is_rel(rel)
-    precision_at = seg.cumsum(relevant) / seg.rank
-    contributing = relevant & _top(seg, cutoff)
-    return _divide(seg.sum(np.where(contributing, precision_at, 0.0)), seg.num_rel(rel))
+    at = seg.relevant_rows(rel)
+    rank = seg.rank_at(at)
+    precision_at = (seg.count_above(at, at) + 1) / rank
+    if cutoff is not None:
+        at, precision_at = at[rank <= cutoff], precision_at[rank <= cutoff]
+    return _divide(seg.sum_at(at, precision_at), seg.num_rel(rel))
 
 
 @register(
@@ -105,8 +114,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 )
 def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
     """R@k = count(min(k, n)) / R; undefined when R = 0. trec_eval ``recall.k``."""
-    hits = seg.count(seg.is_rel(rel) & (seg.rank <= cutoff))
-    return _divide(hits, seg.num_rel(rel))
+    return _divide(_hits_within(seg, rel, cutoff), seg.num_rel(rel))
 
 
 @register(
@@ -123,16 +131,23 @@ def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 )
 def reciprocal_rank(seg: Segments, *, cutoff: Optional[int] = None, rel: int = 1) -> np.ndarray:
     """RR = 1 / rank of the first relevant document (0 if none); undefined when R = 0."""
-    relevant = seg.is_rel(rel) & _top(seg, cutoff)
-    first = np.full(seg.n_segments, np.inf)
-    np.minimum.at(first, seg.segment_of_row[relevant], seg.rank[relevant])
-    value = np.where(np.isfinite(first), 1.0 / first, 0.0)
+    at = seg.relevant_rows(rel)
+    segment = seg.segment_of(at)
+    leading = np.concatenate(([True], segment[1:] != segment[:-1])) if len(at) else np.zeros(0, bool)
+    first_rank = seg.rank_at(at[leading])
+    value = np.zeros(seg.n_segments)
+    within = first_rank <= (cutoff if cutoff is not None else np.inf)
+    value[segment[leading][within]] = 1.0 / first_rank[within]
     return np.where(seg.num_rel(rel) > 0, value, np.nan)
 
 
 def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndarray:
-    discount = 1.0 / np.log2(seg.rank + 1.0)
-    return seg.sum(np.where(_top(seg, cutoff), gain * discount, 0.0))
+    """Σ gain(r) / log2(r + 1) over the rows with a nonzero gain, ranks up to the cutoff."""
+    at = np.flatnonzero(gain)
+    rank = seg.rank_at(at)
+    if cutoff is not None:
+        at, rank = at[rank <= cutoff], rank[rank <= cutoff]
+    return seg.sum_at(at, gain[at] / np.log2(rank + 1.0))
 
 
 def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]]) -> np.ndarray:
@@ -176,11 +191,6 @@ def ndcg(
     return ndcg_trec(seg, cutoff=cutoff, gains=gains)
 
 
-def nonrel_above(seg: Segments, relevant: np.ndarray, nonrelevant: np.ndarray) -> np.ndarray:
-    """na(i): judged nonrelevant rows strictly above each row of its list."""
-    return seg.cumsum(nonrelevant) - nonrelevant
-
-
 @register(
     "Bpref",
     rel=True,
@@ -200,14 +210,15 @@ def bpref(seg: Segments, *, rel: int = 1, variant: str = "trec") -> np.ndarray:
     ``variant="legacy"`` (trec_eval ``old_bpref``, pre-2005) divides by min(N_ret, R) with
     N_ret the retrieved judged nonrelevant. Undefined when R = 0. MEASURES.md M4.
     """
-    relevant, nonrelevant = seg.is_rel(rel), seg.is_nonrel(rel)
-    above = nonrel_above(seg, relevant, nonrelevant)
+    at = seg.relevant_rows(rel)
+    above = seg.count_above(seg.nonrel_rows(rel), at)
     num_rel = seg.num_rel(rel)
-    num_nonrel = seg.count(nonrelevant) if variant == "legacy" else seg.num_nonrel(rel)
-    denominator = seg.per_row(np.minimum(num_nonrel, num_rel))
+    num_nonrel = seg.count(seg.is_nonrel(rel)) if variant == "legacy" else seg.num_nonrel(rel)
+    segment = seg.segment_of(at)
+    denominator = np.minimum(num_nonrel, num_rel)[segment]
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(above > 0, 1.0 - np.minimum(above, seg.per_row(num_rel)) / denominator, 1.0)
-    return _divide(seg.sum(np.where(relevant, term, 0.0)), num_rel)
+        term = np.where(above > 0, 1.0 - np.minimum(above, num_rel[segment]) / denominator, 1.0)
+    return _divide(seg.sum_at(at, term), num_rel)
 
 
 @register(
@@ -237,19 +248,18 @@ def inferred_ap(
         from ..errors import MeasureError
 
         raise MeasureError(f"infAP: c must be > 0, got {c}")
-    relevant, nonrelevant = seg.is_rel(rel), seg.is_nonrel(rel)
-    rel_above = (seg.cumsum(relevant) - relevant).astype(np.float64)
-    nonrel_above_ = (seg.cumsum(nonrelevant) - nonrelevant).astype(np.float64)
-    k = seg.rank.astype(np.float64)
+    at = seg.relevant_rows(rel)
+    rel_above = seg.count_above(at, at).astype(np.float64)
+    nonrel_above = seg.count_above(seg.nonrel_rows(rel), at).astype(np.float64)
+    k = seg.rank_at(at).astype(np.float64)
     if pool_aware:
-        pooled = seg.rel == POOLED
-        pool_above = rel_above + nonrel_above_ + (seg.cumsum(pooled) - pooled)
+        pool_above = rel_above + nonrel_above + seg.count_above(np.flatnonzero(seg.rel == POOLED), at)
     else:
         pool_above = k - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = 1.0 / k + (pool_above / k) * (rel_above + eps) / (rel_above + nonrel_above_ + c * eps)
+        estimate = 1.0 / k + (pool_above / k) * (rel_above + eps) / (rel_above + nonrel_above + c * eps)
     estimate = np.where(k == 1, 1.0, estimate)
-    return _divide(seg.sum(np.where(relevant, estimate, 0.0)), seg.num_rel(rel))
+    return _divide(seg.sum_at(at, estimate), seg.num_rel(rel))
 
 
 @register(
