@@ -11,6 +11,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
+from ..errors import MeasureError
 from ..segments import POOLED, Segments
 from .registry import register
 
@@ -244,10 +245,8 @@ def inferred_ap(
     (``pool_aware=False``: d = k − 1, every unjudged document taken as pooled). c = 2 and
     ε = 1e-5 reproduce trec_eval. Undefined when R = 0. MEASURES.md M16.
     """
-    if c <= 0:
-        from ..errors import MeasureError
-
-        raise MeasureError(f"infAP: c must be > 0, got {c}")
+    if not (c > 0 and eps > 0):
+        raise MeasureError(f"infAP: c and eps must be > 0, got c={c}, eps={eps}")
     at = seg.relevant_rows(rel)
     rel_above = seg.count_above(at, at).astype(np.float64)
     nonrel_above = seg.count_above(seg.nonrel_rows(rel), at).astype(np.float64)

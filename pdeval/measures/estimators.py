@@ -139,6 +139,7 @@ def _sampling_rate(seg: Segments, p: Union[float, str, None]) -> np.ndarray:
     "subAP",
     rel=True,
     params={"p": None},
+    required=("p",),
     aliases=("subcollectionAP",),
     summary=(
         "subcollection AP: expected AP when documents outside the pool are kept with probability p "

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError
-from ..segments import Segments
+from ..segments import QrelsTable, Segments
 
 Kernel = Callable[..., np.ndarray]
 
@@ -47,6 +47,7 @@ class MeasureSpec:
     aliases: tuple = ()
     choices: Mapping[str, tuple] = field(default_factory=dict)
     trec_eval: Optional[str] = None  # trec_eval's names "plain|with_{k}", {k} = the cutoff
+    required: tuple = ()  # parameters without a usable default
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -77,8 +78,13 @@ def register(
     gains: bool = False,
     aliases: Sequence[str] = (),
     trec_eval: Optional[str] = None,
+    required: Sequence[str] = (),
 ) -> Callable[[Kernel], Kernel]:
-    """Register a kernel under ``name`` (decorator). The kernel returns one float per segment."""
+    """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
+
+    Kernels check their own parameters and raise :class:`MeasureError`; :func:`parse` runs
+    every kernel once on empty lists, so a bad value fails when the measure is named.
+    """
 
     def decorate(kernel: Kernel) -> Kernel:
         spec = MeasureSpec(
@@ -96,6 +102,7 @@ def register(
             aliases=tuple(aliases),
             choices=dict(choices or {}),
             trec_eval=trec_eval,
+            required=tuple(required),
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -320,8 +327,26 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
         raise MeasureError(f"{measure!r}: the cutoff must be a positive integer")
     if values.get("depth") is not None and values["depth"] < 1:
         raise MeasureError(f"{measure!r}: depth must be a positive integer")
+    missing = [key for key in spec.required if values.get(key) is None]
+    if missing:
+        raise MeasureError(f"{measure!r}: {spec.name} needs {', '.join(missing)}, e.g. {spec.name}({missing[0]}=...)")
     prime = bool(found.group("prime")) or judged_only
-    return Measure(spec, tuple(sorted(values.items())), cutoff, prime)
+    parsed = Measure(spec, tuple(sorted(values.items())), cutoff, prime)
+    parsed.compute(_EMPTY)  # the kernel checks its parameters now, not at evaluation
+    return parsed
+
+
+_EMPTY = Segments(
+    rel=np.zeros(0, dtype=np.int32),
+    offsets=np.zeros(1, dtype=np.int64),
+    topic=np.zeros(0, dtype=np.int64),
+    qrels=QrelsTable(
+        levels=np.zeros(0, dtype=np.int64),
+        offsets=np.zeros(1, dtype=np.int64),
+        pooled=np.zeros(0, dtype=np.int64),
+        variant=np.zeros(0, dtype=np.int64),
+    ),
+)
 
 
 def parse_all(
@@ -348,7 +373,10 @@ def available() -> pd.DataFrame:
         rows.append(
             {
                 "measure": spec.name,
-                "parameters": ", ".join(f"{k}={_format_value(v)}" for k, v in spec.all_params().items()),
+                "parameters": ", ".join(
+                    f"{k}=(required)" if k in spec.required else f"{k}={_format_value(v)}"
+                    for k, v in spec.all_params().items()
+                ),
                 "cutoff": cutoff,
                 "unjudged (absent)": spec.unjudged,
                 "pooled (-1)": spec.pooled,
