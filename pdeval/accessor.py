@@ -8,6 +8,7 @@ kind it got.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pandas as pd
@@ -85,6 +86,18 @@ class IRAccessor:
         return reduce(self._need("qrels", "reduce"), levels, **options)
 
     # ---- result frames ------------------------------------------------------------------
+    @property
+    def plot(self) -> "_Plots":
+        """The figures of :mod:`pdeval.plotting` with this frame as their data:
+        ``result.ir.plot.topic_distributions("AP")``, ``curve.ir.plot.robustness_curve()``."""
+        return _Plots(self._frame)
+
+    def system_means(self, **options: Any) -> pd.DataFrame:
+        """``pdeval.system_means(result, **options)``: per-run means per measure and variant."""
+        from .correlation import system_means
+
+        return system_means(self._need("result", "system_means"), **options)
+
     def summarize(self, **options: Any) -> pd.DataFrame:
         """``pdeval.summarize(result, **options)``: per-run means."""
         from .evaluation import summarize
@@ -126,3 +139,22 @@ class IRAccessor:
         from .experiments import training_sensitivity
 
         return training_sensitivity(self._need("result", "training_sensitivity"), **options)
+
+
+class _Plots:
+    """``df.ir.plot.<figure>(...)`` calls ``pdeval.plotting.<figure>(df, ...)``."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self._frame = frame
+
+    def __getattr__(self, name: str):
+        from . import plotting
+
+        if name not in plotting.__all__:
+            raise AttributeError(f"no figure {name!r}; the figures are {plotting.__all__}")
+        return functools.partial(getattr(plotting, name), self._frame)
+
+    def __dir__(self) -> list:
+        from . import plotting
+
+        return list(plotting.__all__)

@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--partial-qrels", help="a real partial qrels snapshot to compare with")
     rep.add_argument("--levels", nargs="+", type=int, help="reduction levels in percent")
     rep.add_argument("--samples", type=int, default=10, help="samples per level")
+    rep.add_argument("--depths", nargs="+", type=int, default=[10, 20, 50], help="pool depths to study")
+    rep.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates for discriminative power")
     rep.add_argument("--measures", nargs="+", help="measures to study")
     rep.add_argument("--out", required=True, help="output folder")
     rep.add_argument("--seed", type=int, default=1)

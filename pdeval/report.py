@@ -463,12 +463,17 @@ def report_from_args(args: argparse.Namespace) -> int:
     run = read_run(args.runs) if args.runs else None
     qrels = read_qrels(args.qrels) if args.qrels else None
     partial = read_qrels(args.partial_qrels) if args.partial_qrels else None
-    report(
+    tables = report(
         run, qrels, partial_qrels=partial,
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
-        progress=not args.no_progress,
+        progress=not args.no_progress, depths=args.depths, B=args.bootstrap,
     )
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print("Per-run means on the full judgments:")
+        print(tables["full_means"].round(4).to_string(index=False))
+        print()
+        print(tables["summary"].round(3).to_string(index=False))
     if args.no_progress:
         print(f"pdeval report: wrote {Path(args.out) / 'report.html'}")
     return 0
