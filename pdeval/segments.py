@@ -285,7 +285,8 @@ class Segments:
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""
         if "condensed" not in self._views:
-            self._views["condensed"] = self.select(self.is_judged())
+            judged = self.is_judged()
+            self._views["condensed"] = self if judged.all() else self.select(judged)
         return self._views["condensed"]
 
     def without_pooled(self) -> "Segments":

@@ -20,10 +20,18 @@ IGNORED = "ignored (removed)"
 COUNTS_ZERO = "contributes 0 (counted in R)"
 
 
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator, NaN where the denominator is 0 (undefined)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, NaN where the denominator is 0 (the measure is undefined)."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def nonrel_above_relevant(seg: Segments, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The retrieved relevant rows, their segments, and na(i): the judged nonrelevant rows
+    ranked above each (the quantity of the whole bpref family, MEASURES.md M4–M8)."""
+    at = seg.relevant_rows(rel)
+    return at, seg.segment_of(at), seg.count_above(seg.nonrel_rows(rel), at).astype(np.float64)
 
 
 def _hits_within(seg: Segments, rel: int, depth) -> np.ndarray:
@@ -73,7 +81,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """Rprec = count(min(R, n)) / R; undefined when R = 0. MEASURES.md M2."""
     num_rel = seg.num_rel(rel)
-    return _divide(_hits_within(seg, rel, num_rel), num_rel)
+    return divide(_hits_within(seg, rel, num_rel), num_rel)
 
 
 @register(
@@ -98,7 +106,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
     precision_at = (seg.count_above(at, at) + 1) / rank
     if cutoff is not None:
         at, precision_at = at[rank <= cutoff], precision_at[rank <= cutoff]
-    return _divide(seg.sum_at(at, precision_at), seg.num_rel(rel))
+    return divide(seg.sum_at(at, precision_at), seg.num_rel(rel))
 
 
 @register(
@@ -115,7 +123,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 )
 def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
     """R@k = count(min(k, n)) / R; undefined when R = 0. trec_eval ``recall.k``."""
-    return _divide(_hits_within(seg, rel, cutoff), seg.num_rel(rel))
+    return divide(_hits_within(seg, rel, cutoff), seg.num_rel(rel))
 
 
 @register(
@@ -156,7 +164,7 @@ def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[i
     dcg = _trec_dcg(seg, seg.gain(gains), cutoff)
     ideal = seg.ideal(gains)
     ideal_dcg = _trec_dcg(ideal, ideal.rel, cutoff)
-    return _divide(dcg, ideal_dcg)
+    return divide(dcg, ideal_dcg)
 
 
 @register(
@@ -211,15 +219,13 @@ def bpref(seg: Segments, *, rel: int = 1, variant: str = "trec") -> np.ndarray:
     ``variant="legacy"`` (trec_eval ``old_bpref``, pre-2005) divides by min(N_ret, R) with
     N_ret the retrieved judged nonrelevant. Undefined when R = 0. MEASURES.md M4.
     """
-    at = seg.relevant_rows(rel)
-    above = seg.count_above(seg.nonrel_rows(rel), at)
+    at, segment, above = nonrel_above_relevant(seg, rel)
     num_rel = seg.num_rel(rel)
     num_nonrel = seg.count(seg.is_nonrel(rel)) if variant == "legacy" else seg.num_nonrel(rel)
-    segment = seg.segment_of(at)
     denominator = np.minimum(num_nonrel, num_rel)[segment]
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(above > 0, 1.0 - np.minimum(above, num_rel[segment]) / denominator, 1.0)
-    return _divide(seg.sum_at(at, term), num_rel)
+    return divide(seg.sum_at(at, term), num_rel)
 
 
 @register(
@@ -258,7 +264,7 @@ def inferred_ap(
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = 1.0 / k + (pool_above / k) * (rel_above + eps) / (rel_above + nonrel_above + c * eps)
     estimate = np.where(k == 1, 1.0, estimate)
-    return _divide(seg.sum_at(at, estimate), seg.num_rel(rel))
+    return divide(seg.sum_at(at, estimate), seg.num_rel(rel))
 
 
 @register(
@@ -277,7 +283,7 @@ def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
     """
     top = _top(seg, cutoff)
     denominator = seg.count(top)
-    return _divide(seg.count(top & seg.is_judged()), denominator)
+    return divide(seg.count(top & seg.is_judged()), denominator)
 
 
 @register(

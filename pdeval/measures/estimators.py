@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import MeasureError
 from ..segments import ABSENT, Segments
-from .preference import divide
+from .classic import average_precision, divide
 from .registry import register
 
 __all__ = ["induced_ap", "subcollection_ap", "expected_inverse", "series_factor"]
@@ -51,10 +51,7 @@ def induced_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
     its prime (every unjudged document removed) is AP' (the CIKM 2006 induced AP).
     Undefined when R = 0. MEASURES.md M10b (Yilmaz & Aslam 2008, Section 4.3.1).
     """
-    view = seg.without_pooled()
-    relevant = view.is_rel(rel)
-    precision = view.cumsum(relevant) / view.rank
-    return divide(view.sum(np.where(relevant, precision, 0.0)), seg.num_rel(rel))
+    return average_precision(seg.without_pooled(), rel=rel)
 
 
 def expected_inverse(a: np.ndarray, nd: np.ndarray, p: np.ndarray) -> np.ndarray:

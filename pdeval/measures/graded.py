@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import MeasureError
 from ..ranking import ranks_within
 from ..segments import Segments, gain_of
-from .preference import divide, judged_view
+from .classic import divide
 from .registry import register
 
 __all__ = ["rpref_n", "rpref_relative", "rpref_relative2", "npref", "q_measure", "ndcg_sakai"]
@@ -121,7 +121,7 @@ def _rpref(
 def _rpref_measure(seg: Segments, gains: Gains, gain_max, norm: str) -> np.ndarray:
     level_gain = _level_gains(seg, gains)
     scale = _collection_max(seg, gains, gain_max)
-    view = judged_view(seg)
+    view = seg.condensed()
     return _rpref(view, view.gain(gains), level_gain, scale, norm)
 
 
@@ -250,7 +250,7 @@ def npref(
         raise MeasureError(f"npref: n must be an integer >= 2, got {n!r}")
     level_gain = _level_gains(seg, gains)
     top = _collection_max(seg, gains, gain_max)
-    view = judged_view(seg)
+    view = seg.condensed()
     row_gain = view.gain(gains)
     qrels = seg.qrels
     # G of each qrels level: its variant's maximum gain (or the override).

@@ -17,32 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..segments import Segments
+from .classic import divide, nonrel_above_relevant
 from .registry import register
 
-__all__ = ["bpref10", "bpref_r", "bpref_n", "rank_eff", "bpref_relative", "divide", "judged_view"]
+__all__ = ["bpref10", "bpref_r", "bpref_n", "rank_eff", "bpref_relative"]
 
 IGNORED = "ignored (removed)"
 UNRETRIEVED_BPREF = "contributes 0 (counted in R); unretrieved nonrelevant count in N, below every retrieved document"
-
-
-def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator, NaN where the denominator is 0 (the measure is undefined)."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    safe = np.where(denominator > 0, denominator, 1.0)
-    return np.where(denominator > 0, numerator / safe, np.nan)
-
-
-def judged_view(seg: Segments) -> Segments:
-    """The condensed lists (unjudged rows removed); ``seg`` itself when it has no unjudged row."""
-    return seg if bool(np.all(seg.rel >= 0)) else seg.condensed()
-
-
-def _nonrel_above(seg: Segments, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Relevant rows, judged nonrelevant rows, and na(i) (judged nonrelevant strictly above)."""
-    relevant, nonrelevant = seg.is_rel(rel), seg.is_nonrel(rel)
-    above = (seg.cumsum(nonrelevant) - nonrelevant).astype(np.float64)
-    return relevant, nonrelevant, above
 
 
 @register(
@@ -72,19 +53,19 @@ def bpref10(seg: Segments, *, rel: int = 1, denominator: str = "min") -> np.ndar
     relevant documents contribute 0 (Ahlgren & Grönqvist's adjustment: divide by all R);
     unretrieved nonrelevant documents count in N. Undefined when R = 0. MEASURES.md M5.
     """
-    relevant, nonrelevant, above = _nonrel_above(seg, rel)
+    at, segment, above = nonrel_above_relevant(seg, rel)
     num_rel = seg.num_rel(rel)
     cap = num_rel + 10.0
     if denominator == "fixed":
         den = cap
     elif denominator == "legacy":
-        den = np.minimum(seg.count(nonrelevant), cap)
+        den = np.minimum(seg.count(seg.is_nonrel(rel)), cap)
     else:
         den = np.minimum(seg.num_nonrel(rel), cap)
     # na(i) > 0 implies D > 0 in every variant, so the division is safe where it is used.
-    den_row = np.maximum(seg.per_row(den), 1.0)
-    term = np.where(above > 0, 1.0 - np.minimum(above, seg.per_row(cap)) / den_row, 1.0)
-    return divide(seg.sum(np.where(relevant, term, 0.0)), num_rel)
+    den_at = np.maximum(den[segment], 1.0)
+    term = np.where(above > 0, 1.0 - np.minimum(above, cap[segment]) / den_at, 1.0)
+    return divide(seg.sum_at(at, term), num_rel)
 
 
 @register(
@@ -102,11 +83,11 @@ def bpref_r(seg: Segments, *, rel: int = 1) -> np.ndarray:
     Unjudged documents are skipped; unretrieved relevant documents contribute 0. Equals
     ``Bpref`` whenever R ≤ N. Undefined when R = 0. MEASURES.md M6 (Sakai 2007, eq. 10).
     """
-    relevant, _, above = _nonrel_above(seg, rel)
+    at, segment, above = nonrel_above_relevant(seg, rel)
     num_rel = seg.num_rel(rel)
-    r_row = np.maximum(seg.per_row(num_rel), 1.0)
-    term = 1.0 - np.minimum(above, r_row) / r_row
-    return divide(seg.sum(np.where(relevant, term, 0.0)), num_rel)
+    r_at = np.maximum(num_rel[segment], 1.0)
+    term = 1.0 - np.minimum(above, r_at) / r_at
+    return divide(seg.sum_at(at, term), num_rel)
 
 
 @register(
@@ -126,10 +107,10 @@ def bpref_n(seg: Segments, *, rel: int = 1) -> np.ndarray:
     unretrieved nonrelevant ones count in N. N = 0 makes every term 1. Undefined when R = 0.
     MEASURES.md M7 (Sakai 2007, eq. 11; trec_eval 8 ``bpref_allnonrel``).
     """
-    relevant, _, above = _nonrel_above(seg, rel)
-    n_row = np.maximum(seg.per_row(seg.num_nonrel(rel)), 1.0)
-    term = np.where(above > 0, 1.0 - above / n_row, 1.0)
-    return divide(seg.sum(np.where(relevant, term, 0.0)), seg.num_rel(rel))
+    at, segment, above = nonrel_above_relevant(seg, rel)
+    n_at = np.maximum(seg.num_nonrel(rel)[segment], 1.0)
+    term = np.where(above > 0, 1.0 - above / n_at, 1.0)
+    return divide(seg.sum_at(at, term), seg.num_rel(rel))
 
 
 @register(
@@ -160,12 +141,11 @@ def rank_eff(seg: Segments, *, rel: int = 1, unretrieved: str = "below") -> np.n
     documents are skipped. Undefined when R = 0 or N = 0 (the paper excludes both).
     MEASURES.md M8.
     """
-    relevant, nonrelevant, above = _nonrel_above(seg, rel)
+    at, segment, above = nonrel_above_relevant(seg, rel)
     num_nonrel = seg.num_nonrel(rel)
-    below_total = seg.count(nonrelevant) if unretrieved == "ignore" else num_nonrel
-    n_row = np.maximum(seg.per_row(num_nonrel), 1.0)
-    term = (seg.per_row(below_total) - above) / n_row
-    value = divide(seg.sum(np.where(relevant, term, 0.0)), seg.num_rel(rel))
+    below_total = seg.count(seg.is_nonrel(rel)) if unretrieved == "ignore" else num_nonrel
+    term = (below_total[segment] - above) / np.maximum(num_nonrel[segment], 1.0)
+    value = divide(seg.sum_at(at, term), seg.num_rel(rel))
     return np.where(num_nonrel > 0, value, np.nan)
 
 
@@ -188,11 +168,9 @@ def bpref_relative(seg: Segments, *, rel: int = 1) -> np.ndarray:
     documents in its top r'; a relevant document at r' = 1 contributes 0. Unretrieved relevant
     documents contribute 0. Undefined when R = 0. MEASURES.md M9 (Sakai 2007, eq. 18).
     """
-    view = judged_view(seg)
-    relevant = view.is_rel(rel)
-    rank = view.rank.astype(np.float64)
-    count = view.cumsum(relevant).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = 1.0 - (rank - count) / (rank - 1.0)
-    contributing = relevant & (rank > 1)
-    return divide(view.sum(np.where(contributing, term, 0.0)), seg.num_rel(rel))
+    view = seg.condensed()
+    at = view.relevant_rows(rel)
+    rank = view.rank_at(at).astype(np.float64)
+    count = view.count_above(at, at) + 1.0
+    at, rank, count = at[rank > 1], rank[rank > 1], count[rank > 1]
+    return divide(view.sum_at(at, 1.0 - (rank - count) / (rank - 1.0)), seg.num_rel(rel))
