@@ -1,31 +1,38 @@
 """Where pdeval.evaluate spends its time, stage by stage, on the 2.5M-row workload.
 
-Run: ``.venv/bin/python bench/profile_engine.py [--runs 50] [--reps 3] [--variants]``.
+Run: ``.venv/bin/python bench/profile_engine.py [--runs 50] [--reps 3] [--variants] [--shuffled]``.
 
-Part 1 replays ``pdeval.evaluate`` step by step with the engine's own internals
-(``pdeval.frames``, ``pdeval.evaluation``, ``pdeval.ranking``) and times each stage (median
-of ``--reps``); it checks that the replay gives exactly ``pdeval.evaluate``'s values, so a
-changed engine is noticed instead of silently mis-profiled. Part 2 is a cProfile of one
-``pdeval.evaluate`` call (top functions by own time), valid whatever the engine becomes.
-Part 3 times alternatives for the costly stages ("what if"), so that optimisations can be
-judged before they are written: categorical ids, unsorted factorisation, skipping the sort
-of rows already in rank order and re-sorting only runs of tied scores, an integer-key
-duplicate check. ``--variants`` adds the 50-variant reduction workload (layout and kernels
-dominate there).
+Part 1 (stage tree). The engine's stage functions (validation, qrels index, run encoding,
+duplicate check, sort, pair lookup, layout, each measure kernel, result frame) and the
+primitives they call (``pandas.factorize``, ``Index.get_indexer``, ``Index.has_duplicates``,
+``numpy.argsort``/``lexsort``/``unique``, groupby ``ngroup``) are wrapped with timers for
+the duration of the profile (nothing in the package is edited). Every call is recorded
+under its call path, so the report is a tree of *inclusive* times (median over ``--reps``
+calls of ``pdeval.evaluate``) with an ``(own code)`` line for the time a stage spends
+outside the wrapped calls. Names that the engine no longer has are listed and skipped, so
+the script keeps working while the engine changes; code it does not know shows up as
+``(own code)``.
+
+Part 2 ("what if", ``--what-if``): alternatives to the costly steps timed on the same data,
+to judge an optimisation before writing it.
+
+Part 3 (``--cprofile``): cProfile of one call, top functions by own time (pandas-heavy code
+is inflated by the profiler's per-call overhead; use it to find names, part 1 for times).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import pstats
 import statistics
 import sys
 import time
-from contextlib import contextmanager
+from collections import defaultdict
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -37,108 +44,172 @@ from workload import make_workload  # noqa: E402
 
 MEASURES = ["AP", "P@10", "nDCG", "Bpref", "infAP"]
 
+#: (object path, attribute, label). Module-level names are patched in the module that
+#: *calls* them (``from x import f`` binds f there), so engine helpers are listed per module.
+TARGETS: list[tuple[str, str, str]] = [
+    ("pdeval.evaluation", "evaluate", "evaluate"),
+    ("pdeval.evaluation", "parse_all", "parse measures"),
+    ("pdeval.evaluation", "as_run", "as_run (validate run frame)"),
+    ("pdeval.evaluation", "as_qrels", "as_qrels (validate qrels frame)"),
+    ("pdeval.evaluation.JudgmentIndex", "build", "JudgmentIndex.build (qrels side)"),
+    ("pdeval.evaluation.JudgmentIndex", "pair_codes", "pair codes (judgment lookup keys)"),
+    ("pdeval.evaluation.RankedRun", "build", "RankedRun.build (encode, check, sort, join)"),
+    ("pdeval.evaluation", "_codes", "_codes (groupby ngroup)"),
+    ("pdeval.evaluation", "encode", "encode (ids -> codes)"),
+    ("pdeval.evaluation", "byte_order", "byte_order (sort unique ids)"),
+    ("pdeval.evaluation", "doc_order_codes", "doc_order_codes"),
+    ("pdeval.evaluation", "trec_order", "trec_order (sort)"),
+    ("pdeval.evaluation", "scores_for_ordering", "scores_for_ordering"),
+    ("pdeval.evaluation", "group_offsets", "group_offsets"),
+    ("pdeval.evaluation", "drop_duplicates", "drop_duplicates (frame fallback)"),
+    ("pdeval.evaluation", "_layout", "_layout (segments + judgment gather)"),
+    ("pdeval.evaluation", "_result_frame", "_result_frame (tidy output)"),
+    ("pdeval.measures.registry.Measure", "compute", "kernel"),
+    ("pdeval.frames", "canonicalize", "canonicalize"),
+    ("pdeval.frames", "_as_id", "_as_id (id dtype check/convert)"),
+    ("pdeval.frames", "_numeric", "_numeric (to_numeric)"),
+    ("pdeval.frames", "drop_duplicates", "drop_duplicates"),
+    # primitives
+    ("pandas", "factorize", "pd.factorize"),
+    ("pandas.Index", "get_indexer", "Index.get_indexer"),
+    ("numpy", "argsort", "np.argsort"),
+    ("numpy", "lexsort", "np.lexsort"),
+    ("numpy", "unique", "np.unique"),
+    ("numpy", "nan_to_num", "np.nan_to_num"),
+    ("pandas.core.groupby.groupby.GroupBy", "ngroup", "GroupBy.ngroup"),
+    ("pandas.DataFrame", "duplicated", "DataFrame.duplicated"),
+]
+PROPERTIES = [("pandas.Index", "has_duplicates", "Index.has_duplicates")]
 
-class Stages:
-    """Accumulates named stage timings over repetitions."""
+
+def _resolve(path: str) -> Any:
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = __import__(".".join(parts[:i]), fromlist=["_"])
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(path)
+
+
+class Tree:
+    """Inclusive time per call path of the wrapped functions."""
 
     def __init__(self) -> None:
-        self.times: dict[str, list[float]] = {}
-        self.order: list[str] = []
+        self.stack: list[str] = []
+        self.times: dict[tuple, float] = defaultdict(float)
+        self.calls: dict[tuple, int] = defaultdict(int)
+        self.patches: list[tuple[Any, str, Any]] = []
+        self.missing: list[str] = []
 
-    @contextmanager
-    def __call__(self, name: str):
+    def wrap(self, function: Callable, label: str) -> Callable:
+        tree = self
+
+        @functools.wraps(function)
+        def timed(*args, **kwargs):
+            name = label
+            if label == "kernel" and args:
+                name = f"kernel {args[0]}"
+            elif label.startswith("encode") and args and getattr(args[0], "name", None):
+                name = f"encode({args[0].name})"
+            tree.stack.append(name)
+            path = tuple(tree.stack)
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                tree.times[path] += time.perf_counter() - start
+                tree.calls[path] += 1
+                tree.stack.pop()
+
+        return timed
+
+    def install(self) -> None:
+        for path, attr, label in TARGETS:
+            try:
+                owner = _resolve(path)
+                original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+            except (ImportError, AttributeError, KeyError):
+                self.missing.append(f"{path}.{attr}")
+                continue
+            if isinstance(original, classmethod):
+                wrapped: Any = classmethod(self.wrap(original.__func__, label))
+            elif isinstance(original, staticmethod):
+                wrapped = staticmethod(self.wrap(original.__func__, label))
+            else:
+                wrapped = self.wrap(original, label)
+            setattr(owner, attr, wrapped)
+            self.patches.append((owner, attr, original))
+        for path, attr, label in PROPERTIES:
+            try:
+                owner = _resolve(path)
+                original = owner.__dict__[attr]
+            except (ImportError, AttributeError, KeyError):
+                self.missing.append(f"{path}.{attr}")
+                continue
+            setattr(owner, attr, property(self.wrap(original.fget, label)))
+            self.patches.append((owner, attr, original))
+
+    def uninstall(self) -> None:
+        for owner, attr, original in reversed(self.patches):
+            setattr(owner, attr, original)
+        self.patches.clear()
+
+
+def profile_tree(run: pd.DataFrame, qrels: pd.DataFrame, measures: list[str], reps: int, **options) -> str:
+    """The stage tree of ``pdeval.evaluate(run, qrels, measures)``, median of ``reps`` calls."""
+    import pdeval
+
+    pdeval.evaluate(run, qrels, measures, **options)  # warm-up (imports, caches)
+    plain = []
+    for _ in range(reps):
         start = time.perf_counter()
-        yield
-        elapsed = time.perf_counter() - start
-        if name not in self.times:
-            self.times[name] = []
-            self.order.append(name)
-        self.times[name].append(elapsed)
+        pdeval.evaluate(run, qrels, measures, **options)
+        plain.append(time.perf_counter() - start)
+    samples: list[Tree] = []
+    for _ in range(reps):
+        tree = Tree()
+        tree.install()
+        try:
+            pdeval.evaluation.evaluate(run, qrels, measures, **options)
+        finally:
+            tree.uninstall()
+        samples.append(tree)
+    paths = sorted({p for t in samples for p in t.times}, key=lambda p: _first_seen(samples[0], p))
+    median = {p: statistics.median(t.times.get(p, 0.0) for t in samples) for p in paths}
+    calls = {p: samples[0].calls.get(p, 0) for p in paths}
+    root = ("evaluate",)
+    total = median.get(root, float("nan"))
+    lines = [f"{'stage (inclusive time; indented = inside the stage above)':74s} {'s':>7s} {'share':>6s} {'calls':>6s}"]
 
-    def report(self, title: str) -> str:
-        medians = {k: statistics.median(v) for k, v in self.times.items()}
-        total = sum(v for k, v in medians.items() if not k.startswith("  "))
-        lines = [title, f"{'stage':58s} {'median s':>9s} {'share':>7s}"]
-        for name in self.order:
-            share = medians[name] / total if total else 0.0
-            lines.append(f"{name:58s} {medians[name]:9.3f} {share:7.1%}")
-        lines.append(f"{'total (top-level stages)':58s} {total:9.3f}")
-        return "\n".join(lines)
+    def children(path: tuple) -> list[tuple]:
+        return [p for p in paths if len(p) == len(path) + 1 and p[: len(path)] == path]
+
+    def emit(path: tuple) -> None:
+        indent = "  " * (len(path) - 1)
+        lines.append(f"{indent + path[-1]:74s} {median[path]:7.3f} {median[path] / total:6.1%} {calls[path]:6d}")
+        kids = children(path)
+        for kid in kids:
+            emit(kid)
+        if kids:
+            own = median[path] - sum(median[k] for k in kids)
+            lines.append(f"{'  ' * len(path) + '(own code)':74s} {own:7.3f} {own / total:6.1%}")
+
+    if root in median:
+        emit(root)
+    lines.append(f"pdeval.evaluate without instrumentation: median {statistics.median(plain):.3f} s "
+                 f"(instrumented {total:.3f} s)")
+    if samples[0].missing:
+        lines.append("not found in this engine (skipped): " + ", ".join(samples[0].missing))
+    return "\n".join(lines)
 
 
-def replay(run: pd.DataFrame, qrels: pd.DataFrame, measures: list[str], st: Stages) -> pd.DataFrame:
-    """``pdeval.evaluate(run, qrels, measures)`` with default options, timed per stage.
-
-    Top-level stage names have no indent; sub-stages (indented) are parts of the stage above
-    and are not added to the total.
-    """
-    from pdeval import frames
-    from pdeval.evaluation import JudgmentIndex, RankedRun, _codes, _layout, _result_frame
-    from pdeval.measures import parse_all
-    from pdeval.ranking import doc_order_codes, group_offsets, scores_for_ordering, trec_order
-
-    with st("parse measures"):
-        parsed = parse_all(measures, judged_only=False, rel=None, gains=None)
-    with st("as_run (validation)"):
-        checked = frames.as_run(run, by=[], duplicates="error")
-    # the parts of as_run, on the same input
-    with st("  as_run: canonicalize + id dtype checks + score dtype"):
-        canon = frames.canonicalize(run)
-        for column in ("run", "query_id", "doc_id"):
-            frames._as_id(canon[column])
-        canon["score"].isna().to_numpy().any()
-    with st("  as_run: duplicate check (DataFrame.duplicated on run, query_id, doc_id)"):
-        checked.duplicated(["run", "query_id", "doc_id"], keep="first").to_numpy().any()
-    with st("as_qrels (validation)"):
-        q = frames.as_qrels(qrels, duplicates="error")
-    with st("JudgmentIndex.build (qrels side)"):
-        judgments = JudgmentIndex.build(q)
-
-    # RankedRun.build, step by step
-    with st("ranking: system codes (groupby run ngroup)"):
-        system, systems = _codes(checked, ["run"])
-    with st("ranking: topic codes (topics.get_indexer(query_id))"):
-        topic = judgments.topics.get_indexer(checked["query_id"])
-        keep = topic >= 0
-        r = checked
-        if not keep.all():
-            r, system, topic = checked.loc[keep], system[keep], topic[keep]
-    with st("ranking: factorize doc ids, sorted (doc_order_codes)"):
-        doc_code, doc_ids = doc_order_codes(r["doc_id"])
-    with st("ranking: scores_for_ordering"):
-        score = scores_for_ordering(r["score"].to_numpy(), "float64")
-    n_topics = len(judgments.topics)
-    with st("ranking: sort (lexsort group, -score, -doc code)"):
-        group = system * n_topics + topic
-        order = trec_order(group, score, doc_code)
-    with st("ranking: pair codes (qrels docs.get_indexer + searchsorted)"):
-        pair = judgments.pair_codes(topic[order], doc_ids, doc_code[order])
-    with st("  pair codes: qrels docs.get_indexer(run's unique doc ids)"):
-        judgments.docs.get_indexer(doc_ids)
-    with st("ranking: group offsets"):
-        offsets = group_offsets(group[order], len(systems) * n_topics)
-    ranked = RankedRun(systems, pair, offsets, n_topics)
-
-    n_variants = len(judgments.variants)
-    per_variant_rows = max(int(ranked.offsets[-1]), 1)
-    chunk = max(1, 8_000_000 // per_variant_rows)
-    variant_parts, group_parts, value_parts = [], [], []
-    for start in range(0, n_variants, chunk):
-        variants = np.arange(start, min(start + chunk, n_variants))
-        with st("layout: segments + judgment gather (_layout)"):
-            variant, grp, segments = _layout(ranked, judgments, variants, False)
-        variant_parts.append(variant)
-        group_parts.append(grp)
-        columns = []
-        for m in parsed:
-            with st(f"kernel {m}"):
-                columns.append(m.compute(segments))
-        value_parts.append(np.column_stack(columns))
-    with st("result frame (nan_to_num + _result_frame)"):
-        values = np.nan_to_num(np.concatenate(value_parts), nan=0.0)
-        out = _result_frame(ranked, judgments, np.concatenate(variant_parts), np.concatenate(group_parts),
-                            values, parsed, [])
-    return out
+def _first_seen(tree: Tree, path: tuple) -> int:
+    keys = list(tree.times)
+    return keys.index(path) if path in keys else len(keys)
 
 
 def median_time(function: Callable[[], object], reps: int) -> float:
@@ -151,78 +222,56 @@ def median_time(function: Callable[[], object], reps: int) -> float:
 
 
 def what_if(run: pd.DataFrame, qrels: pd.DataFrame, reps: int) -> str:
-    """Time alternatives to the costly stages on the same data."""
+    """Alternatives to the costly steps, timed on the same data (engine-independent)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from pdeval import frames
-    from pdeval.evaluation import JudgmentIndex, _codes
+    import pdeval
 
-    lines = ["what if (median seconds):"]
+    lines = ["what if (median seconds over the same 2.5M-row frame):"]
 
     def row(label: str, seconds: float) -> None:
-        lines.append(f"  {label:74s} {seconds:7.3f}")
+        lines.append(f"  {label:86s} {seconds:7.3f}")
 
     doc = run["doc_id"]
-    row("factorize(doc_id, sort=True)  [current]", median_time(lambda: pd.factorize(doc, sort=True), reps))
-    row("factorize(doc_id, sort=False)", median_time(lambda: pd.factorize(doc, sort=False), reps))
-    arrow = pa.chunked_array([pa.array(doc.to_numpy(dtype=object), type=pa.string())])
-    row("pyarrow.compute.dictionary_encode(doc_id) (unsorted)", median_time(lambda: pc.dictionary_encode(arrow), reps))
-    row("factorize(doc_id.astype(object), sort=True) (pandas object strings)",
-        median_time(lambda: pd.factorize(doc.astype(object), sort=True), 1))
+    row("pd.factorize(doc_id) (Arrow-backed str)", median_time(lambda: pd.factorize(doc), reps))
+    row("pd.factorize(doc_id, sort=True)", median_time(lambda: pd.factorize(doc, sort=True), reps))
+    arrow = pa.array(doc.to_numpy(dtype=object), type=pa.string())
+    row("pyarrow.compute.dictionary_encode(doc_id)", median_time(lambda: pc.dictionary_encode(arrow), reps))
+    as_object = doc.astype(object)
+    row("pd.factorize(doc_id as object strings)", median_time(lambda: pd.factorize(as_object), reps))
     cat = doc.astype("category")
-    row("categorical doc_id: codes + sorted categories check (already encoded)",
-        median_time(lambda: (cat.cat.codes.to_numpy(), cat.cat.categories.is_monotonic_increasing), reps))
-    row("one-off cost of doc_id.astype('category') (what a user would pay once)", median_time(lambda: doc.astype("category"), 1))
-    judgments = JudgmentIndex.build(frames.as_qrels(qrels))
-    row("qrels docs.get_indexer(doc_id) per row, no run factorisation (map once into qrels codes)",
-        median_time(lambda: judgments.docs.get_indexer(doc), reps))
-    # the sort
-    system, _ = _codes(run, ["run"])
-    topic = judgments.topics.get_indexer(run["query_id"])
-    group = system * len(judgments.topics) + topic
-    codes, _ = pd.factorize(doc, sort=True)
-    score = run["score"].to_numpy()
-    row("np.lexsort((-doc, -score, group))  [current]", median_time(lambda: np.lexsort((-codes, -score, group)), reps))
+    row("categorical doc_id: codes (already encoded, what encode() does)", median_time(lambda: cat.cat.codes.to_numpy(), reps))
+    row("one-off doc_id.astype('category') (paid once by a user who keeps categoricals)",
+        median_time(lambda: doc.astype("category"), 1))
+    categorical_run = run.astype({"run": "category", "query_id": "category", "doc_id": "category"})
+    row("pdeval.evaluate, 5 measures, Arrow-backed str ids", median_time(lambda: pdeval.evaluate(run, qrels, MEASURES), reps))
+    row("pdeval.evaluate, 5 measures, categorical ids", median_time(lambda: pdeval.evaluate(categorical_run, qrels, MEASURES), reps))
+    shuffled = run.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    row("pdeval.evaluate, 5 measures, rows shuffled (not in rank order: full sort)",
+        median_time(lambda: pdeval.evaluate(shuffled, qrels, MEASURES), reps))
+    codes, uniques = pd.factorize(doc)
+    row("Index(unique doc ids).argsort() (byte order of the uniques)", median_time(lambda: pd.Index(uniques).argsort(), reps))
+    key = pd.Index(np.repeat(np.arange(len(run) // 1000), 1000) * (len(uniques) + 1) + codes)
+    row("pd.Index(int64 keys).has_duplicates (duplicate check)", median_time(lambda: pd.Index(key.to_numpy()).has_duplicates, reps))
 
-    def sorted_check_and_ties():
-        # rows already in (group asc, score desc) order? then only runs of tied scores need
-        # re-ordering by doc code descending
-        same_group = group[1:] == group[:-1]
-        ordered = bool(np.all((group[1:] >= group[:-1]) & (~same_group | (score[1:] <= score[:-1]))))
-        tied_next = same_group & (score[1:] == score[:-1])
-        starts = np.flatnonzero(np.diff(np.concatenate(([False], tied_next, [False])).astype(np.int8)) == 1)
-        ends = np.flatnonzero(np.diff(np.concatenate(([False], tied_next, [False])).astype(np.int8)) == -1) + 1
-        order = np.arange(len(group))
-        if len(starts):
-            # one segmented sort of all tied rows: key (tie run id, -doc code)
-            lengths = ends - starts
-            rows = np.repeat(starts - np.cumsum(np.concatenate(([0], lengths[:-1]))), lengths) + np.arange(lengths.sum())
-            tie_run = np.repeat(np.arange(len(starts)), lengths)
-            inner = np.lexsort((-codes[rows], tie_run))
-            order[rows] = rows[inner]
-        return ordered, order
+    def sorted_check() -> bool:
+        k = np.sort(key.to_numpy())
+        return bool((k[1:] == k[:-1]).any())
 
-    row("already-ordered check + re-sort only tied runs (input in rank order)", median_time(sorted_check_and_ties, reps))
-    ok, order = sorted_check_and_ties()
-    reference = np.lexsort((-codes, -score, group))
-    lines.append(f"  (input already in rank order: {ok}; tie-only re-sort equals lexsort: {bool(np.array_equal(order, reference))})")
-    key = group.astype(np.int64) * (codes.max() + 1) + codes
+    row("np.sort(int64 keys) + adjacent compare (duplicate check alternative)", median_time(sorted_check, reps))
 
-    def int_duplicates():
-        s = np.sort(key)
-        return bool((s[1:] == s[:-1]).any())
+    def bitmap_check() -> bool:
+        # keys are < groups * docs: a presence bitmap when it is small
+        return bool((np.bincount(key.to_numpy()) > 1).any())
 
-    row("duplicate check as np.sort of int64 (group, doc code) keys + adjacent compare", median_time(int_duplicates, reps))
-
-    def dup_after_sort():
-        # after the trec order, equal docs of one list are adjacent only if equal score; use
-        # a bincount-free check: unique count of keys == len
-        return len(np.unique(key)) != len(key)
-
-    row("duplicate check as np.unique(int64 keys)", median_time(dup_after_sort, reps))
-    row("DataFrame.duplicated(['run','query_id','doc_id'])  [current]",
-        median_time(lambda: run.duplicated(["run", "query_id", "doc_id"]).to_numpy().any(), reps))
+    size = int(key.to_numpy().max()) + 1
+    if size <= 200_000_000:
+        row(f"np.bincount(int64 keys) > 1 (dense check, {size / 1e6:.0f}M counters)", median_time(bitmap_check, reps))
+    else:
+        lines.append(f"  dense duplicate check skipped: key space {size:,} too large")
+    row("DataFrame.duplicated(['run','query_id','doc_id']) (frame-level check)",
+        median_time(lambda: run.duplicated(["run", "query_id", "doc_id"]).to_numpy().any(), 1))
     return "\n".join(lines)
 
 
@@ -242,41 +291,37 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--variants", action="store_true", help="also profile the 50-variant reduction workload")
-    parser.add_argument("--no-cprofile", action="store_true")
+    parser.add_argument("--variants", action="store_true", help="also the 50-variant reduction workload (AP, Bpref)")
+    parser.add_argument("--categorical", action="store_true", help="also with categorical id columns")
+    parser.add_argument("--shuffled", action="store_true", help="also with rows not in rank order")
+    parser.add_argument("--what-if", action="store_true", help="time alternatives to the costly steps")
+    parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args(argv)
 
-    import pdeval
-
     run, qrels = make_workload(args.runs, 50, 1000, seed=1)
-    print(f"workload: {len(run):,} rows, {len(qrels):,} judgments, id dtype {run['doc_id'].dtype}")
-    workloads = [("2.5M rows, 1 qrels, " + ", ".join(MEASURES), run, qrels, MEASURES)]
+    print(f"workload: {len(run):,} rows x {run['run'].nunique()} runs, {len(qrels):,} judgments, "
+          f"id dtype {run['doc_id'].dtype}, rows in rank order per list (ties in arbitrary order)")
+    cases = [(f"{len(run) / 1e6:.1f}M rows, 1 qrels, {', '.join(MEASURES)}", run, qrels, MEASURES)]
+    if args.categorical:
+        categorical = run.astype({"run": "category", "query_id": "category", "doc_id": "category"})
+        cases.append(("the same with categorical ids", categorical, qrels, MEASURES))
+    if args.shuffled:
+        cases.append(("the same with rows shuffled", run.sample(frac=1.0, random_state=1).reset_index(drop=True),
+                      qrels, MEASURES))
     if args.variants:
         from pdeval.judgments import reduce
 
         variants = reduce(qrels, [10, 30, 50, 70, 90], method="stratified", samples=10, seed=1)
-        workloads.append(("2.5M rows x 50 qrels variants, AP, Bpref", run, variants, ["AP", "Bpref"]))
-
-    for title, r, q, measures in workloads:
-        whole = []
-        for _ in range(args.reps):
-            start = time.perf_counter()
-            expected = pdeval.evaluate(r, q, measures)
-            whole.append(time.perf_counter() - start)
-        st = Stages()
-        for _ in range(args.reps):
-            got = replay(r, q, measures, st)
-        same = expected.reset_index(drop=True).equals(got.reset_index(drop=True))
+        cases.append((f"{len(run) / 1e6:.1f}M rows x 50 qrels variants ({len(variants):,} qrels rows), AP, Bpref",
+                      run, variants, ["AP", "Bpref"]))
+    for title, r, q, measures in cases:
+        print(f"\n== {title} ==")
+        print(profile_tree(r, q, measures, args.reps))
+    if args.what_if:
         print()
-        print(st.report(f"== {title}: stages (median of {args.reps}) =="))
-        print(f"pdeval.evaluate itself: median {statistics.median(whole):.3f} s; replay equals it: {same}")
-        if not same:
-            print("WARNING: the engine changed; update replay() in bench/profile_engine.py")
-    print()
-    print(what_if(run, qrels, args.reps))
-    if not args.no_cprofile:
-        print()
-        print("== cProfile of one pdeval.evaluate call (2.5M rows, 5 measures), by own time ==")
+        print(what_if(run, qrels, args.reps))
+    if args.cprofile:
+        print("\n== cProfile of one pdeval.evaluate call, by own time ==")
         print(cprofile(run, qrels, MEASURES))
 
 
