@@ -18,6 +18,7 @@ The engine works in three steps (see the README, "Architecture"):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -56,7 +57,9 @@ class JudgmentIndex:
     keys: list
 
     @classmethod
-    def build(cls, qrels: pd.DataFrame) -> "JudgmentIndex":
+    def build(cls, qrels: pd.DataFrame, duplicates: DuplicatePolicy = "error") -> "JudgmentIndex":
+        """Index a canonical qrels frame validated without its duplicate check, which runs
+        here on integer codes and falls back to :func:`drop_duplicates` when a key repeats."""
         keys = variant_keys(qrels)
         variant, variants = _codes(qrels, keys)
         n_variants = len(variants)
@@ -64,10 +67,15 @@ class JudgmentIndex:
         doc, docs = pd.factorize(qrels["doc_id"])
         n_topics, n_docs = len(topics), max(len(docs), 1)
         pair_of_row = topic.astype(np.int64) * n_docs + doc
+        if _repeats(variant, pair_of_row, n_topics * n_docs):
+            qrels = drop_duplicates(qrels, [*keys, "query_id", "doc_id"], duplicates, kind="qrels", value="relevance")
+            return cls.build(qrels, duplicates)
         pair_keys, pair = np.unique(pair_of_row, return_inverse=True)
         level = qrels["relevance"].to_numpy(dtype=np.int64)
         level = np.where(level < 0, POOLED, level)
-        judgments = np.full((n_variants, len(pair_keys) + 1), ABSENT, dtype=np.int32)
+        # the smallest integer type that holds every level keeps the per-row gathers cheap
+        small = np.int8 if len(level) == 0 or level.max() <= np.iinfo(np.int8).max else np.int32
+        judgments = np.full((n_variants, len(pair_keys) + 1), ABSENT, dtype=small)
         judgments[variant, pair] = level
         has_topic = np.zeros((n_variants, n_topics), dtype=bool)
         has_topic[variant, topic] = True
@@ -108,9 +116,14 @@ class RankedRun:
     offsets: np.ndarray  # groups system * n_topics + topic
     n_topics: int
 
-    @property
+    @cached_property
     def group_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
+
+    @cached_property
+    def known_rows(self) -> np.ndarray:
+        """Rows whose (topic, document) pair is in the qrels of some variant."""
+        return np.flatnonzero(self.pair >= 0)
 
     @classmethod
     def build(
@@ -135,8 +148,7 @@ class RankedRun:
         topic_code, topic_names = encode(run["query_id"])
         topic = judgments.topics.get_indexer(topic_names)[topic_code]
         doc_code, doc_names = encode(run["doc_id"])
-        own_group = system * len(topic_names) + topic_code
-        if len(doc_names) and pd.Index(own_group * len(doc_names) + doc_code).has_duplicates:
+        if _repeats(system * len(topic_names) + topic_code, doc_code, len(doc_names)):
             # some (system, topic, doc) repeats: apply the policy on the frame, then start over
             run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
             return cls.build(
@@ -161,6 +173,12 @@ class RankedRun:
         return cls(systems, pair, offsets, len(judgments.topics))
 
 
+def _repeats(group: np.ndarray, code: np.ndarray, n_codes: int) -> bool:
+    """Whether some (group, code) pair occurs twice (sorting the values, not an argsort)."""
+    keys = np.sort(group.astype(np.int64) * max(n_codes, 1) + code)
+    return bool(len(keys) > 1 and (keys[1:] == keys[:-1]).any())
+
+
 def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool):
     """Segments of the given variants: which (variant, group) lists, and their rows' judgments.
 
@@ -177,9 +195,15 @@ def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, c
     segment_lengths = lengths[group]
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(segment_lengths, out=offsets[1:])
-    rel = judgments.judgments[variants[:, None], ranked.pair[None, :]]
-    rows_included = included[:, ranked.group_of_row]
-    rel = rel.ravel() if rows_included.all() else rel[rows_included]
+    # rows whose document the qrels never judged are ABSENT in every variant: fill, then
+    # gather only the judged pairs
+    rel = np.full((len(variants), len(ranked.pair)), ABSENT, dtype=judgments.judgments.dtype)
+    known = ranked.known_rows
+    rel[:, known] = judgments.judgments[variants[:, None], ranked.pair[known][None, :]]
+    if included[:, lengths > 0].all():
+        rel = rel.ravel()
+    else:
+        rel = rel[np.repeat(included, lengths, axis=1)]
     entry = variant * ranked.n_topics + topic_of_group[group]
     return variant, group, Segments(rel, offsets, entry, judgments.table)
 
@@ -239,8 +263,8 @@ def evaluate(
         raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
-    qrels = as_qrels(qrels, duplicates=duplicates)
-    judgments = JudgmentIndex.build(qrels)
+    qrels = as_qrels(qrels, duplicates=None)  # checked on integer codes by JudgmentIndex.build
+    judgments = JudgmentIndex.build(qrels, duplicates)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
     )

@@ -220,12 +220,12 @@ def variant_keys(qrels: pd.DataFrame) -> list[str]:
     return ordered + [c for c in extra if c not in ordered]
 
 
-def as_qrels(frame: pd.DataFrame, *, duplicates: DuplicatePolicy = "error") -> pd.DataFrame:
+def as_qrels(frame: pd.DataFrame, *, duplicates: Optional[DuplicatePolicy] = "error") -> pd.DataFrame:
     """Validate a qrels frame and return it with canonical columns.
 
     Relevance must be integral (``-1`` or any negative value: pooled but not judged). A
     repeated (variant keys, query_id, doc_id) raises :class:`DuplicateError` unless a policy
-    is chosen.
+    is chosen; ``duplicates=None`` skips the check (for callers that check integer codes).
     """
     frame = canonicalize(frame)
     _require(frame, QRELS_REQUIRED, "qrels")
@@ -245,6 +245,8 @@ def as_qrels(frame: pd.DataFrame, *, duplicates: DuplicatePolicy = "error") -> p
         doc_id=_as_id(frame["doc_id"]),
         relevance=relevance.astype(np.int64),
     )
+    if duplicates is None:
+        return out
     keys = [*variant_keys(out), "query_id", "doc_id"]
     return drop_duplicates(out, keys, duplicates, kind="qrels", value="relevance")
 

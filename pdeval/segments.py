@@ -145,7 +145,8 @@ class Segments:
 
     @cached_property
     def segment_of_row(self) -> np.ndarray:
-        return np.repeat(np.arange(self.n_segments), self.lengths)
+        kind = np.int32 if self.n_segments < np.iinfo(np.int32).max else np.int64
+        return np.repeat(np.arange(self.n_segments, dtype=kind), self.lengths)
 
     @cached_property
     def start_of_row(self) -> np.ndarray:
@@ -204,7 +205,7 @@ class Segments:
     # the masks they are given.
     def segment_of(self, at: np.ndarray) -> np.ndarray:
         """The segment of each row index in ``at``."""
-        return np.searchsorted(self.offsets, at, side="right") - 1
+        return self.segment_of_row[at]
 
     def rank_at(self, at: np.ndarray) -> np.ndarray:
         """1-based ranks of the rows ``at``."""
