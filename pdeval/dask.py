@@ -11,7 +11,9 @@ Every measure of a (run, topic) list depends only on that list and on the qrels,
 frame split into partitions that each hold **whole topics** can be evaluated partition by
 partition with :func:`pdeval.evaluate` and the results concatenated. That is what
 :func:`evaluate_dask` does with ``map_partitions``; the qrels (a pandas frame, small next to
-the runs) are validated once and broadcast to the workers as one graph key.
+the runs) are validated once and broadcast to the workers as one graph key: scattered to
+every worker when a ``distributed`` client is active (compute the result on that client),
+otherwise embedded once in the graph.
 
 Partitioning. A topic split over two partitions would be evaluated as two truncated lists,
 so the run must be partitioned by ``query_id``. ``partitioned=None`` (default) trusts a
@@ -200,9 +202,23 @@ def evaluate_dask(
             run = run.reset_index()
         run = run.shuffle(on="query_id")
     meta = _meta(run, holder, measures, options)
-    shared = dask.delayed(holder, traverse=False)
+    shared = dask.delayed(_broadcast(holder), traverse=False)
     function = functools.partial(_evaluate_partition, measures=measures, options=options, result_meta=meta)
     return run.map_partitions(function, shared, meta=meta, enforce_metadata=False, align_dataframes=False)
+
+
+def _broadcast(holder: _QrelsByTopic) -> Any:
+    """The qrels as one graph key: scattered to every worker when a distributed client is
+    active (no large graph to ship through the scheduler), else embedded once in the graph."""
+    try:
+        from distributed import default_client
+    except ImportError:  # pragma: no cover - dask without distributed
+        return holder
+    try:
+        client = default_client()
+    except ValueError:  # no distributed client: local schedulers
+        return holder
+    return client.scatter(holder, broadcast=True, hash=False)
 
 
 try:  # the ``ddf.ir`` accessor, when dask is installed
