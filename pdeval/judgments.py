@@ -36,6 +36,7 @@ import pandas as pd
 from .errors import PdevalError, PdevalWarning, SchemaError
 from .evaluation import evaluate
 from .frames import as_qrels, as_run, variant_keys
+from .progress import progress_bar
 from .ranking import ScorePrecision, rank_run
 
 __all__ = [
@@ -248,14 +249,6 @@ def _ranks_within(group: np.ndarray, keys: np.ndarray, bits: int) -> np.ndarray:
     rank = np.empty(len(group), dtype=np.int64)
     rank[order] = sorted_rank
     return rank
-
-
-def _progress(iterable, enabled: bool, total: int, desc: str):
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,7 +532,7 @@ def _reduce_stratified(
         sizes[i, 1::2] = reduction_sizes(prepared.N, level, method=method, minimum=min_nonrel)
     limit = sizes[:, group]  # (levels, judged rows)
 
-    steps = _progress(range(samples), progress, samples, f"reduce ({method})")
+    steps = progress_bar(range(samples), enabled=progress, total=samples, desc=f"reduce ({method})")
     for s in steps:
         if nested:
             keys = _random_keys(np.random.default_rng([base, s]), len(judged), bits)
@@ -580,7 +573,7 @@ def _reduce_uniform(
     hopeless_ids = prepared.topics[hopeless].tolist()
 
     combos = [(s, i) for s in range(samples) for i in range(len(parsed))]
-    for s, i in _progress(combos, progress, len(combos), "reduce (uniform)"):
+    for s, i in progress_bar(combos, enabled=progress, total=len(combos), desc="reduce (uniform)"):
         level = parsed[i]
         value = level_values[i].item()
         m = _uniform_sizes(J, level)
@@ -780,7 +773,7 @@ def mixed_pool(
     judged_rank = rank_of_entry[judged]
     bits = prepared.key_bits
     parts = []
-    for s in _progress(range(samples), progress, samples, "mixed_pool"):
+    for s in progress_bar(range(samples), enabled=progress, total=samples, desc="mixed_pool"):
         keys = _random_keys(np.random.default_rng([base, s]), len(judged), bits)
         for k in depth_list:
             inside = judged_rank <= k

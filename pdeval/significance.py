@@ -31,6 +31,7 @@ import pandas as pd
 from .correlation import split_keys
 from .errors import PdevalError, SchemaError
 from .frames import as_result
+from .progress import progress_bar
 
 __all__ = [
     "ScoreMatrix",
@@ -56,14 +57,6 @@ Seed = Union[int, np.random.Generator, None]
 
 def _rng(seed: Seed) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
-def _progress(iterable, *, enabled: bool, total: int, desc: str):
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, leave=False)
 
 
 # ---------------------------------------------------------------------------------------
@@ -213,7 +206,7 @@ def swap_counts(
         q1_all, q2_all = _all_splits(n, c)
         total = q1_all.shape[0]
         starts = range(0, total, chunk)
-        for start in _progress(starts, enabled=progress, total=len(starts), desc="swap trials"):
+        for start in progress_bar(starts, enabled=progress, total=len(starts), desc="swap trials"):
             s, k = _swap_bins(scores, q1_all[start : start + chunk], q2_all[start : start + chunk], bin_width, bins)
             swaps += s
             count += k
@@ -223,7 +216,7 @@ def swap_counts(
         raise PdevalError(f"trials must be a positive integer, not {trials!r}")
     rng = _rng(seed)
     starts = range(0, total, chunk)
-    for start in _progress(starts, enabled=progress, total=len(starts), desc="swap trials"):
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="swap trials"):
         size = min(chunk, total - start)
         perm = np.argsort(rng.random((size, n)), axis=1)
         s, k = _swap_bins(scores, perm[:, :c], perm[:, c : 2 * c], bin_width, bins)
@@ -410,7 +403,7 @@ def _bootstrap_chunks(z: np.ndarray, indices: np.ndarray, progress: bool) -> Ite
     w = z - z.mean(axis=1, keepdims=True)
     chunk = _chunk_size(p, n)
     starts = range(0, indices.shape[0], chunk)
-    for start in _progress(starts, enabled=progress, total=len(starts), desc="bootstrap"):
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="bootstrap"):
         sample = w[:, indices[start : start + chunk]]  # pairs x chunk x n
         mean = sample.mean(axis=2)
         dev = sample - mean[:, :, None]
@@ -685,7 +678,7 @@ def _permutation_p(z: np.ndarray, permutations: int, rng: np.random.Generator, p
     chunk = max(1, min(chunk, CHUNK_ELEMENTS // max(1, n)))
     hits = np.zeros(p, dtype=np.int64)
     starts = range(0, total, chunk)
-    for start in _progress(starts, enabled=progress, total=len(starts), desc="permutations"):
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="permutations"):
         size = min(chunk, total - start)
         if exact:
             codes = np.arange(start, start + size, dtype=np.int64)
