@@ -198,7 +198,7 @@ def evaluate(directory: Path, info: dict, workers: int, memory_limit: str, out: 
 def markdown(r: dict, w: Workload) -> str:
     gib = 2**30
     return "\n".join([
-        "### Dask: a data set larger than memory",
+        "## Dask: a data set larger than memory",
         "",
         f"`bench/dask_large.py`: {w.topics:,} topics x {w.runs} runs x {w.docs} docs = **{r['rows']:,} run rows** "
         f"({r['files']} parquet files of whole topics, {r['bytes_on_disk'] / gib:.1f} GiB on disk with categorical ids; "
