@@ -44,7 +44,6 @@ import warnings
 from pathlib import Path
 from typing import Any, Optional
 
-import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
@@ -52,8 +51,8 @@ REPO = HERE.parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
-from tools import MEASURES, TOOLS, ranx_warm_up, tidy  # noqa: E402
-from workload import Workload, describe, make_workload, run_names  # noqa: E402
+from tools import TOOLS, ranx_warm_up, tidy  # noqa: E402
+from workload import describe, make_workload, run_names  # noqa: E402
 
 FIVE = ["AP", "P@10", "nDCG", "Bpref", "infAP"]
 REDUCTION_LEVELS = (10, 30, 50, 70, 90)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional
 
 import numpy as np
 import pandas as pd
