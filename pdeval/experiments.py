@@ -108,7 +108,9 @@ class TrainingSensitivity:
     diff_stability: pd.DataFrame
     wilcoxon: Optional[pd.DataFrame]
 
-    def sign_tests(self, levels: Optional[Sequence] = None, alpha: float = 0.05) -> pd.DataFrame:
+    def sign_tests(
+        self, levels: Optional[Sequence] = None, alpha: float = 0.05, rtol: float = 0.0
+    ) -> pd.DataFrame:
         """Sign tests of the stabilities of each measure M against the baseline (E11 step 5).
 
         Cases are (task, level) pairs, optionally restricted to ``levels``. For
@@ -116,7 +118,9 @@ class TrainingSensitivity:
         paper's Table 4); for ``kind="diff"`` 1/sigma_diff evaluated by M with
         1/sigma_diff evaluated by the baseline (Table 5). ``a`` = cases where M is more
         stable, ``b`` = cases that are not tied (equal values, +inf vs +inf included, are
-        dropped; so are cases with NaN, e.g. a single sample). Returns ``kind, measure, a,
+        dropped; so are cases with NaN, e.g. a single sample). ``rtol`` > 0 also counts values
+        within that relative distance of each other as tied (e.g. infAP and AP, which differ
+        by its smoothing only when the test judgments are complete). Returns ``kind, measure, a,
         b, label ("a/b"), p_value (exact two-sided, :func:`sign_test`), significant,
         n_cases, n_tied, n_nan``.
         """
@@ -129,11 +133,11 @@ class TrainingSensitivity:
         base_opt = opt[opt["measure"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
         for measure in self.measures:
             mine = opt[opt["measure"] == measure].set_index(["task", "level"])["inv_sigma"]
-            rows.append(("opt", measure, *_sign_counts(mine, base_opt), alpha))
+            rows.append(("opt", measure, *_sign_counts(mine, base_opt, rtol), alpha))
             part = dif[dif["measure"] == measure]
             mine = part[part["evaluated"] == measure].set_index(["task", "level"])["inv_sigma"]
             base = part[part["evaluated"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
-            rows.append(("diff", measure, *_sign_counts(mine, base), alpha))
+            rows.append(("diff", measure, *_sign_counts(mine, base, rtol), alpha))
         out = pd.DataFrame(rows, columns=["kind", "measure", "a", "b", "n_cases", "n_tied", "n_nan", "alpha"])
         out["label"] = out["a"].astype(str) + "/" + out["b"].astype(str)
         out["p_value"] = [sign_test(a, b) for a, b in zip(out["a"], out["b"])]
@@ -141,11 +145,13 @@ class TrainingSensitivity:
         return out[["kind", "measure", "a", "b", "label", "p_value", "significant", "n_cases", "n_tied", "n_nan"]]
 
 
-def _sign_counts(mine: pd.Series, base: pd.Series) -> tuple[int, int, int, int, int]:
+def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[int, int, int, int, int]:
     x, y = mine.align(base, join="outer")
     nan = x.isna() | y.isna()
     x, y = x[~nan], y[~nan]
-    untied = x != y
+    with np.errstate(invalid="ignore"):
+        close = (x - y).abs() <= rtol * np.maximum(x.abs(), y.abs())
+    untied = (x != y) & ~close.fillna(False)
     return int((x > y).sum()), int(untied.sum()), int(len(nan)), int((~untied).sum()), int(nan.sum())
 
 

@@ -130,6 +130,9 @@ def test_training_sensitivity_protocol():
     assert signs.loc["diff", "a"] == expected_a and signs.loc["diff", "b"] == 1
     only50 = out.sign_tests(levels=[50]).set_index("kind")
     assert only50.loc["opt", "b"] == 0 and only50.loc["opt", "p_value"] == 1.0
+    # rtol: 21.76 and 42.43 lie 48.7 % apart (relative to the larger), so rtol=0.5 ties them
+    assert out.sign_tests(rtol=0.4).set_index("kind").loc["opt", "b"] == 1
+    assert out.sign_tests(rtol=0.5).set_index("kind").loc["opt", "b"] == 0
 
     # 6. Wilcoxon at complete judgments: theta*_AP = 0.75, theta*_bpref = 0.65 on full qrels
     w = out.wilcoxon.iloc[0]
