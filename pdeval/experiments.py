@@ -152,7 +152,7 @@ def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[i
     with np.errstate(invalid="ignore"):
         close = (x - y).abs() <= rtol * np.maximum(x.abs(), y.abs())
     untied = (x != y) & ~close.fillna(False)
-    return int((x > y).sum()), int(untied.sum()), int(len(nan)), int((~untied).sum()), int(nan.sum())
+    return int(((x > y) & untied).sum()), int(untied.sum()), int(len(nan)), int((~untied).sum()), int(nan.sum())
 
 
 def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
