@@ -57,7 +57,6 @@ TARGETS: list[tuple[str, str, str]] = [
     ("pdeval.evaluation", "_codes", "_codes (groupby ngroup)"),
     ("pdeval.evaluation", "encode", "encode (ids -> codes)"),
     ("pdeval.evaluation", "byte_order", "byte_order (sort unique ids)"),
-    ("pdeval.evaluation", "doc_order_codes", "doc_order_codes"),
     ("pdeval.evaluation", "trec_order", "trec_order (sort)"),
     ("pdeval.evaluation", "scores_for_ordering", "scores_for_ordering"),
     ("pdeval.evaluation", "group_offsets", "group_offsets"),

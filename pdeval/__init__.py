@@ -12,6 +12,8 @@
   :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`.
 """
 
+import sys
+
 from . import accessor, datasets, errors, frames
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
@@ -22,6 +24,9 @@ from .measures import available as available_measures
 from .measures import parse as parse_measure
 from .ranking import rank_run
 from .significance import compare, discriminative_power, swap_rates
+
+if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
+    from . import dask
 
 __version__ = "0.1.0"
 

@@ -17,6 +17,7 @@ The engine works in three steps (see the README, "Architecture"):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
@@ -63,14 +64,16 @@ class JudgmentIndex:
         keys = variant_keys(qrels)
         variant, variants = _codes(qrels, keys)
         n_variants = len(variants)
-        topic, topics = pd.factorize(qrels["query_id"], sort=True)
-        doc, docs = pd.factorize(qrels["doc_id"])
+        topic, topics = encode(qrels["query_id"])
+        position = byte_order(topics)  # topics in sorted order, as results list them
+        topic, topics = position[topic], topics[np.argsort(position)]
+        doc, docs = encode(qrels["doc_id"])
         n_topics, n_docs = len(topics), max(len(docs), 1)
-        pair_of_row = topic.astype(np.int64) * n_docs + doc
+        pair_of_row = topic * n_docs + doc
         if _repeats(variant, pair_of_row, n_topics * n_docs):
             qrels = drop_duplicates(qrels, [*keys, "query_id", "doc_id"], duplicates, kind="qrels", value="relevance")
             return cls.build(qrels, duplicates)
-        pair_keys, pair = np.unique(pair_of_row, return_inverse=True)
+        pair_keys, pair = _dense_codes(pair_of_row, n_topics * n_docs)
         level = qrels["relevance"].to_numpy(dtype=np.int64)
         level = np.where(level < 0, POOLED, level)
         # the smallest integer type that holds every level keeps the per-row gathers cheap
@@ -120,11 +123,6 @@ class RankedRun:
     def group_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
 
-    @cached_property
-    def known_rows(self) -> np.ndarray:
-        """Rows whose (topic, document) pair is in the qrels of some variant."""
-        return np.flatnonzero(self.pair >= 0)
-
     @classmethod
     def build(
         cls,
@@ -159,7 +157,7 @@ class RankedRun:
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
             group, doc_code, score, topic = group[keep], doc_code[keep], score[keep], topic[keep]
-        order = trec_order(group, score, byte_order(doc_names)[doc_code])
+        order = trec_order(group, score, doc_code, doc_names)
         qrels_doc = judgments.docs.get_indexer(doc_names)[doc_code[order]]
         pair = judgments.pair_codes(topic[order], qrels_doc)
         n_groups = len(systems) * len(judgments.topics)
@@ -171,6 +169,17 @@ class RankedRun:
             pair = pair[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
         return cls(systems, pair, offsets, len(judgments.topics))
+
+
+def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)``, by a presence table when the key space is small."""
+    if n_keys > 64_000_000:
+        return np.unique(keys, return_inverse=True)
+    present = np.zeros(n_keys, dtype=bool)
+    present[keys] = True
+    unique = np.flatnonzero(present)
+    code = np.cumsum(present, dtype=np.int64) - 1
+    return unique, code[keys]
 
 
 def _repeats(group: np.ndarray, code: np.ndarray, n_codes: int) -> bool:
@@ -195,11 +204,11 @@ def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, c
     segment_lengths = lengths[group]
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(segment_lengths, out=offsets[1:])
-    # rows whose document the qrels never judged are ABSENT in every variant: fill, then
-    # gather only the judged pairs
-    rel = np.full((len(variants), len(ranked.pair)), ABSENT, dtype=judgments.judgments.dtype)
-    known = ranked.known_rows
-    rel[:, known] = judgments.judgments[variants[:, None], ranked.pair[known][None, :]]
+    # one gather per variant from its (small, cache-resident) row of the judgment matrix;
+    # pair -1 (never judged) picks the matrix's last column, ABSENT
+    rel = np.empty((len(variants), len(ranked.pair)), dtype=judgments.judgments.dtype)
+    for row, variant_code in enumerate(variants):
+        np.take(judgments.judgments[variant_code], ranked.pair, out=rel[row])
     if included[:, lengths > 0].all():
         rel = rel.ravel()
     else:
@@ -256,8 +265,18 @@ def evaluate(
     Returns
     -------
     DataFrame with columns ``run``, the ``by`` columns, the qrels variant columns,
-    ``query_id``, ``measure`` (canonical string) and ``value``.
+    ``query_id``, ``measure`` (canonical string) and ``value``. Given a dask DataFrame as
+    ``run``, a lazy dask DataFrame of the same columns (:func:`pdeval.dask.evaluate_dask`).
     """
+    if "dask.dataframe" in sys.modules:  # a dask frame can only exist once dask is imported
+        from .dask import evaluate_dask, is_dask_frame
+
+        if is_dask_frame(run):
+            return evaluate_dask(
+                run, qrels, measures, by=by, complete=complete, judged_only=judged_only, depth=depth,
+                score_precision=score_precision, rel=rel, gains=gains, undefined=undefined,
+                duplicates=duplicates, chunk_rows=chunk_rows,
+            )
     by = [by] if isinstance(by, str) else list(by or [])
     if undefined not in ("zero", "nan"):
         raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")

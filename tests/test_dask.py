@@ -131,3 +131,16 @@ def test_errors(data):
         evaluate_dask(run, qrels, ["AP"])
     with pytest.raises(PdevalError):
         evaluate_dask(ddf, qrels, ["no-such-measure"])
+
+
+def test_pdeval_evaluate_dispatches_dask_frames():
+    dd = pytest.importorskip("dask.dataframe")
+    import pdeval
+
+    run = pdeval.datasets.load("clef2018").runs
+    qrels = pdeval.datasets.load("clef2018").qrels
+    lazy = pdeval.evaluate(dd.from_pandas(run, npartitions=3).shuffle(on="query_id"), qrels, ["AP", "Bpref"])
+    assert hasattr(lazy, "compute")
+    got = lazy.compute().sort_values(["run", "query_id", "measure"], ignore_index=True)
+    expected = pdeval.evaluate(run, qrels, ["AP", "Bpref"]).sort_values(["run", "query_id", "measure"], ignore_index=True)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
