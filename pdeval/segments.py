@@ -233,6 +233,8 @@ class Segments:
 
     def is_nonrel(self, rel: int = 1) -> np.ndarray:
         """Rows that are judged nonrelevant (``0 <= level < rel``); computed once per view."""
+        if rel == 1:  # the usual threshold: level 0 exactly, one pass
+            return self._cached(("is_nonrel", rel), lambda: self.rel == 0)
         return self._cached(("is_nonrel", rel), lambda: (self.rel >= 0) & (self.rel < rel))
 
     def relevant_rows(self, rel: int = 1) -> np.ndarray:
