@@ -406,13 +406,15 @@ def render(results: dict, inputs: dict, info: dict, command: str) -> str:
                   f"({c['judgments']:,} judgments); He et al. variants: {inputs['clef_variants']['rows']:,} qrels rows.", ""]
 
     lines += ["## Results", ""]
-    for experiment in ("a",):
-        if get(experiment, "pdeval"):
-            note = ""
-            if experiment == "c":
-                note = ("pdeval: one call with the variants frame. Peers: one evaluator per variant, in a loop. "
-                        "ir_measures ran on 5 of the 50 variants (sample 0 of each level) and its time is scaled x10.")
-            lines += table(experiment, note)
+    variants_note = ("pdeval: one call with the variants frame. Peers: one evaluator per variant, in a loop. "
+                     "ir_measures ran on 5 of the 50 variants (sample 0 of each level) and its time is scaled x10.")
+
+    def experiment_tables(experiments):
+        for experiment in experiments:
+            if get(experiment, "pdeval"):
+                lines.extend(table(experiment, variants_note if experiment == "c" else ""))
+
+    experiment_tables(("a",))
     # linearity
     series = [(n, get(f"b{n}" if n != 50 else "a", "pdeval")) for n in (10, 25, 50, 100)]
     if all(r for _, r in series):
@@ -425,13 +427,7 @@ def render(results: dict, inputs: dict, info: dict, command: str) -> str:
                          + " | ".join(_s(p["median"]) if p else "–" for p in peers) + " |")
         t10, t100 = series[0][1]["median"], series[-1][1]["median"]
         lines += ["", f"pdeval time(100 runs) / time(10 runs) = {t100 / t10:.1f} (rows x10).", ""]
-    for experiment in ("c", "d", "e100", "efull"):
-        if get(experiment, "pdeval"):
-            note = ""
-            if experiment == "c":
-                note = ("pdeval: one call with the variants frame. Peers: one evaluator per variant, in a loop. "
-                        "ir_measures ran on 5 of the 50 variants (sample 0 of each level) and its time is scaled x10.")
-            lines += table(experiment, note)
+    experiment_tables(("c", "d", "e100", "efull"))
     lines += targets(results)
     dask_md = HERE / "out" / "dask_large.md"
     if dask_md.exists():
