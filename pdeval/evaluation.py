@@ -123,6 +123,21 @@ class RankedRun:
     def group_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
 
+    @cached_property
+    def known_rows(self) -> np.ndarray:
+        """Rows whose (topic, document) pair some qrels variant holds (judged or pooled)."""
+        return np.flatnonzero(self.pair >= 0)
+
+    @cached_property
+    def known_offsets(self) -> np.ndarray:
+        """Group offsets of :attr:`known_rows`."""
+        return group_offsets(self.group_of_row[self.known_rows], len(self.offsets) - 1)
+
+    @cached_property
+    def known_ranks(self) -> np.ndarray:
+        """Rank in the full list of each of :attr:`known_rows`."""
+        return ranks_within(self.offsets)[self.known_rows]
+
     @classmethod
     def build(
         cls,
@@ -188,11 +203,16 @@ def _repeats(group: np.ndarray, code: np.ndarray, n_codes: int) -> bool:
     return bool(len(keys) > 1 and (keys[1:] == keys[:-1]).any())
 
 
-def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool):
+def _layout(
+    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool, judged_rows_only: bool
+) -> tuple[np.ndarray, np.ndarray, Segments]:
     """Segments of the given variants: which (variant, group) lists, and their rows' judgments.
 
     Segments are laid out variant by variant, groups in order; each row's judgment is a
-    gather from the judgment matrix (no merge).
+    gather from the judgment matrix (no merge). With ``judged_rows_only`` only the rows
+    whose document some variant's qrels hold are laid out, each with its rank in the full
+    list (``Segments.ranks``): rows absent from every variant's qrels cannot change the
+    measures that declare ``sparse`` (they only shift ranks), so they are left implicit.
     """
     lengths = np.diff(ranked.offsets)
     topic_of_group = np.arange(len(lengths)) % max(ranked.n_topics, 1)
@@ -201,20 +221,27 @@ def _layout(ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, c
         included &= lengths > 0
     variant_index, group = np.nonzero(included)
     variant = variants[variant_index]
-    segment_lengths = lengths[group]
+    if judged_rows_only:
+        pair, row_offsets, ranks = ranked.pair[ranked.known_rows], ranked.known_offsets, ranked.known_ranks
+    else:
+        pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
+    row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
-    np.cumsum(segment_lengths, out=offsets[1:])
+    np.cumsum(row_lengths[group], out=offsets[1:])
     # one gather per variant from its (small, cache-resident) row of the judgment matrix;
     # pair -1 (never judged) picks the matrix's last column, ABSENT
-    rel = np.empty((len(variants), len(ranked.pair)), dtype=judgments.judgments.dtype)
+    rel = np.empty((len(variants), len(pair)), dtype=judgments.judgments.dtype)
     for row, variant_code in enumerate(variants):
-        np.take(judgments.judgments[variant_code], ranked.pair, out=rel[row])
-    if included[:, lengths > 0].all():
+        np.take(judgments.judgments[variant_code], pair, out=rel[row])
+    if included[:, row_lengths > 0].all():
         rel = rel.ravel()
+        ranks = None if ranks is None else np.tile(ranks, len(variants))
     else:
-        rel = rel[np.repeat(included, lengths, axis=1)]
+        rows = np.repeat(included, row_lengths, axis=1)
+        rel = rel[rows]
+        ranks = None if ranks is None else np.broadcast_to(ranks, rows.shape)[rows]
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks)
 
 
 def evaluate(
@@ -232,6 +259,7 @@ def evaluate(
     undefined: Literal["zero", "nan"] = "zero",
     duplicates: DuplicatePolicy = "error",
     chunk_rows: int = 8_000_000,
+    sparse: bool = True,
 ) -> pd.DataFrame:
     """Evaluate every run of ``run`` against every qrels variant of ``qrels``.
 
@@ -261,6 +289,11 @@ def evaluate(
         ``"zero"`` (trec_eval) or ``"nan"`` for undefined values (e.g. AP with R = 0).
     duplicates
         Policy for repeated documents or judgments: ``"error"``, ``"first"`` or ``"max"``.
+    chunk_rows, sparse
+        Memory bound: qrels variants are evaluated in chunks of about ``chunk_rows`` rows.
+        ``sparse=True`` lays out only the rows some qrels variant judges for the measures
+        that need nothing else (most of them; see :attr:`Measure.sparse`); ``False`` keeps
+        every retrieved row (the same values, slower; for checking).
 
     Returns
     -------
@@ -292,12 +325,19 @@ def evaluate(
     per_variant_rows = max(int(ranked.offsets[-1]), 1)
     chunk = max(1, chunk_rows // per_variant_rows)
     variant_parts, group_parts, value_parts = [], [], []
+    layouts = sorted({sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
     for start in range(0, n_variants, chunk):
         variants = np.arange(start, min(start + chunk, n_variants))
-        variant, group, segments = _layout(ranked, judgments, variants, complete)
+        values = {}
+        for judged_rows_only in layouts:
+            variant, group, segments = _layout(ranked, judgments, variants, complete, judged_rows_only)
+            for index, measure in enumerate(parsed):
+                if (sparse and measure.sparse) == judged_rows_only:
+                    values[index] = measure.compute(segments)
+            del segments
         variant_parts.append(variant)
         group_parts.append(group)
-        value_parts.append(np.column_stack([m.compute(segments) for m in parsed]))
+        value_parts.append(np.column_stack([values[index] for index in range(len(parsed))]))
     variant = np.concatenate(variant_parts)
     group = np.concatenate(group_parts)
     values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))

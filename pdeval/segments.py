@@ -131,6 +131,9 @@ class Segments:
     offsets: np.ndarray
     topic: np.ndarray
     qrels: QrelsTable
+    #: explicit 1-based ranks of the rows when only some rows of each list are laid out (the
+    #: rows the qrels judge); None when the rows are the whole lists (rank = position)
+    ranks: Optional[np.ndarray] = None
     _views: dict = field(default_factory=dict, repr=False)
 
     # ---- layout -------------------------------------------------------------------------
@@ -156,6 +159,8 @@ class Segments:
     @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of each row within its list."""
+        if self.ranks is not None:
+            return self.ranks
         return np.arange(1, len(self.rel) + 1, dtype=np.int64) - self.start_of_row
 
     # ---- per-segment reductions ---------------------------------------------------------
@@ -209,6 +214,8 @@ class Segments:
 
     def rank_at(self, at: np.ndarray) -> np.ndarray:
         """1-based ranks of the rows ``at``."""
+        if self.ranks is not None:
+            return self.ranks[at]
         return at - self.offsets[self.segment_of(at)] + 1
 
     def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -278,22 +285,29 @@ class Segments:
         return Segments(gain[index], new_offsets, self.topic, self.qrels)
 
     # ---- views --------------------------------------------------------------------------
-    def select(self, keep: np.ndarray) -> "Segments":
-        """The same segments with only the rows where ``keep`` holds (order preserved)."""
+    def select(self, keep: np.ndarray, *, keep_ranks: bool = False) -> "Segments":
+        """The same segments with only the rows where ``keep`` holds (order preserved).
+
+        The kept rows are renumbered 1, 2, ... (a new, shorter list) unless ``keep_ranks``.
+        """
         counts = np.bincount(self.segment_of_row[keep], minlength=self.n_segments)
         offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return Segments(self.rel[keep], offsets, self.topic, self.qrels)
+        ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
+        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks)
 
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""
         if "condensed" not in self._views:
             judged = self.is_judged()
-            self._views["condensed"] = self if judged.all() else self.select(judged)
+            whole = judged.all() and self.ranks is None  # nothing to remove, ranks are positions
+            self._views["condensed"] = self if whole else self.select(judged)
         return self._views["condensed"]
 
     def without_pooled(self) -> "Segments":
         """The lists with pooled-but-unjudged rows removed (absent rows stay)."""
+        if self.ranks is not None:
+            raise RuntimeError("without_pooled needs whole lists; this measure must not be marked sparse")
         if "without_pooled" not in self._views:
             self._views["without_pooled"] = self.select(self.rel != POOLED)
         return self._views["without_pooled"]
@@ -304,5 +318,5 @@ class Segments:
             return self
         key = ("cut", int(depth))
         if key not in self._views:
-            self._views[key] = self.select(self.rank <= depth)
+            self._views[key] = self.select(self.rank <= depth, keep_ranks=True)
         return self._views[key]

@@ -217,3 +217,33 @@ def test_empty_run_gives_an_empty_result():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pdeval.summarize(result).empty
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_judged_rows_only_layout_gives_the_values_of_whole_lists(seed):
+    """The engine leaves rows no qrels variant holds out for the measures declared sparse;
+    every measure (plain, primed, cut with depth=) must give what whole lists give."""
+    rng = np.random.default_rng(seed)
+    topics, docs = [f"t{i}" for i in range(6)], [f"d{i:03d}" for i in range(120)]
+    run = pd.DataFrame(
+        [(f"r{r}", t, d, float(rng.integers(0, 15))) for r in range(3) for t in topics
+         for d in rng.choice(docs, size=int(rng.integers(1, 60)), replace=False)],
+        columns=["run", "query_id", "doc_id", "score"],
+    )
+    judged = [(t, d) for t in topics[:-1] for d in rng.choice(docs, size=40, replace=False)]
+    base = pd.DataFrame(judged, columns=["query_id", "doc_id"]).assign(
+        relevance=rng.choice([-1, 0, 0, 1, 2], size=len(judged)))
+    qrels = pd.concat(
+        [base.assign(level=level, sample=0, relevance=np.where(rng.random(len(base)) < level / 100, base["relevance"], -1))
+         for level in (30, 100)] + [base.sample(frac=0.5, random_state=seed).assign(level=50, sample=0),
+                                    base.assign(relevance=base["relevance"].clip(lower=0), level=70, sample=0)],
+        ignore_index=True,
+    )
+    measures = registry_examples()
+    measures += [m + "'" if "@" not in m and "(" not in m else m for m in measures if m != "NumRet"]
+    measures += ["AP(depth=7)", "Bpref(depth=5)", "P'@5", "Q(beta=2)", "nDCG(dcg=sakai,l=5)", "infAP(pool_aware=false)"]
+    for complete, chunk_rows in ((False, 8_000_000), (True, 8_000_000), (False, 1)):  # 1: a variant per chunk
+        options = dict(complete=complete, undefined="nan", chunk_rows=chunk_rows)
+        sparse = pdeval.evaluate(run, qrels, measures, **options)
+        whole = pdeval.evaluate(run, qrels, measures, sparse=False, **options)
+        pd.testing.assert_frame_equal(sparse, whole, check_exact=False, rtol=0, atol=1e-12)

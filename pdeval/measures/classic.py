@@ -39,7 +39,7 @@ def _hits_within(seg: Segments, rel: int, depth) -> np.ndarray:
     at = seg.relevant_rows(rel)
     depth = np.broadcast_to(np.asarray(depth), (seg.n_segments,))
     segment = seg.segment_of(at)
-    inside = at - seg.offsets[segment] < depth[segment]
+    inside = seg.rank_at(at) <= depth[segment]
     return np.bincount(segment[inside], minlength=seg.n_segments).astype(np.float64)
 
 
@@ -50,6 +50,7 @@ def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
 
 @register(
     "P",
+    sparse=True,
     cutoff="required",
     rel=True,
     summary="precision at rank k: relevant among the top k, over k",
@@ -69,6 +70,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "Rprec",
+    sparse=True,
     rel=True,
     aliases=("R-prec", "Rprecision"),
     summary="precision at rank R",
@@ -86,6 +88,7 @@ def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "AP",
+    sparse=True,
     cutoff="optional",
     rel=True,
     aliases=("MAP", "AveP"),
@@ -111,6 +114,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 
 @register(
     "R",
+    sparse=True,
     cutoff="required",
     rel=True,
     aliases=("Recall",),
@@ -128,6 +132,7 @@ def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "RR",
+    sparse=True,
     cutoff="optional",
     rel=True,
     aliases=("MRR", "recip_rank"),
@@ -169,6 +174,7 @@ def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[i
 
 @register(
     "nDCG",
+    sparse=True,
     cutoff="optional",
     gains=True,
     params={"dcg": "trec", "base": 2.0, "l": 1000},
@@ -202,6 +208,7 @@ def ndcg(
 
 @register(
     "Bpref",
+    sparse=True,
     rel=True,
     params={"variant": "trec"},
     choices={"variant": ("trec", "legacy")},
@@ -230,6 +237,7 @@ def bpref(seg: Segments, *, rel: int = 1, variant: str = "trec") -> np.ndarray:
 
 @register(
     "infAP",
+    sparse=True,
     rel=True,
     params={"c": 2.0, "eps": 1e-5, "pool_aware": True},
     aliases=("inferredAP",),
@@ -303,6 +311,7 @@ def num_ret(seg: Segments) -> np.ndarray:
 
 @register(
     "NumRel",
+    sparse=True,
     rel=True,
     summary="number of relevant documents in the qrels (R)",
     unjudged="not counted",
@@ -319,6 +328,7 @@ def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    sparse=True,
     rel=True,
     summary="number of relevant documents retrieved",
     unjudged="not counted",

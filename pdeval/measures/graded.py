@@ -140,6 +140,7 @@ _RPREF_DOC = """
 
 @register(
     "rpref_N",
+    sparse=True,
     gains=True,
     params={"gain_max": None},
     summary="graded bpref_N (rpref with absolute normalisation): Σ φ(1 − penalty/N') / R' over the condensed list",
@@ -156,6 +157,7 @@ def rpref_n(seg: Segments, *, gains: Gains = None, gain_max: Optional[float] = N
 
 @register(
     "rpref_relative",
+    sparse=True,
     gains=True,
     params={"gain_max": None},
     summary=(
@@ -176,6 +178,7 @@ def rpref_relative(seg: Segments, *, gains: Gains = None, gain_max: Optional[flo
 
 @register(
     "rpref_relative2",
+    sparse=True,
     gains=True,
     params={"gain_max": None},
     summary="rpref normalised by the condensed rank r' (rank 1 included); an ideal ranking scores 1; binary case = AP'",
@@ -210,6 +213,7 @@ def _is_integral(values: np.ndarray) -> bool:
 
 @register(
     "npref",
+    sparse=True,
     gains=True,
     params={"n": 4, "norm": "relative", "gain_max": None},
     choices={"norm": ("relative", "N", "relative2")},
@@ -279,6 +283,7 @@ def _ideal_cumulative(seg: Segments, gains: Gains) -> tuple[np.ndarray, np.ndarr
 
 @register(
     "Q",
+    sparse=True,
     gains=True,
     params={"beta": 1.0},
     aliases=("Qmeasure", "Q_measure"),

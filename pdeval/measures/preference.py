@@ -28,6 +28,7 @@ UNRETRIEVED_BPREF = "contributes 0 (counted in R); unretrieved nonrelevant count
 
 @register(
     "bpref10",
+    sparse=True,
     rel=True,
     params={"denominator": "min"},
     choices={"denominator": ("min", "fixed", "legacy")},
@@ -70,6 +71,7 @@ def bpref10(seg: Segments, *, rel: int = 1, denominator: str = "min") -> np.ndar
 
 @register(
     "bpref_R",
+    sparse=True,
     rel=True,
     summary="bpref with the penalty na(i) capped at and divided by R (equals Bpref when R <= N)",
     unjudged=IGNORED,
@@ -92,6 +94,7 @@ def bpref_r(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "bpref_N",
+    sparse=True,
     rel=True,
     aliases=("bpref_allnonrel",),
     summary="bpref with the penalty na(i) divided by N, all judged nonrelevant (equals Bpref when R >= N)",
@@ -115,6 +118,7 @@ def bpref_n(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "RankEff",
+    sparse=True,
     rel=True,
     params={"unretrieved": "below"},
     choices={"unretrieved": ("below", "ignore")},
@@ -151,6 +155,7 @@ def rank_eff(seg: Segments, *, rel: int = 1, unretrieved: str = "below") -> np.n
 
 @register(
     "bpref_relative",
+    sparse=True,
     rel=True,
     summary=(
         "bpref with relative normalisation on the condensed list: 1 − (judged nonrelevant above)/(judged above); "

@@ -48,6 +48,7 @@ class MeasureSpec:
     choices: Mapping[str, tuple] = field(default_factory=dict)
     trec_eval: Optional[str] = None  # trec_eval's names "plain|with_{k}", {k} = the cutoff
     required: tuple = ()  # parameters without a usable default
+    sparse: bool = False  # the kernel needs only the rows some qrels judge (see Measure.sparse)
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -79,11 +80,15 @@ def register(
     aliases: Sequence[str] = (),
     trec_eval: Optional[str] = None,
     required: Sequence[str] = (),
+    sparse: bool = False,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
     Kernels check their own parameters and raise :class:`MeasureError`; :func:`parse` runs
     every kernel once on empty lists, so a bad value fails when the measure is named.
+    ``sparse=True`` declares that the kernel reads ranks only through ``Segments.rank`` /
+    ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
+    engine may leave those rows out.
     """
 
     def decorate(kernel: Kernel) -> Kernel:
@@ -103,6 +108,7 @@ def register(
             choices=dict(choices or {}),
             trec_eval=trec_eval,
             required=tuple(required),
+            sparse=sparse,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -132,6 +138,12 @@ class Measure:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the value depends only on the rows some qrels judge (and their ranks): the
+        kernel is declared so, or the measure is primed (condensed lists hold only those)."""
+        return self.spec.sparse or self.judged_only
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
