@@ -66,7 +66,7 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_n
     descending (``doc_names[doc_code]``, compared in byte order). Rows already in that
     order (a run read from a file in rank order) skip the score sort; otherwise scores are
     sorted once and groups by a stable radix-friendly pass. Only runs of tied scores are
-    then re-sorted by doc id, and only their ids are put in byte order.
+    then re-sorted by doc id.
     """
     group = np.asarray(group)
     n = len(group)
@@ -88,9 +88,8 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_n
         tied[1:] |= tied_with_next
         positions = np.flatnonzero(tied)
         block = np.cumsum(np.concatenate(([True], ~tied_with_next[positions[:-1]])))
-        codes, names = pd.factorize(doc_code[order[positions]])
-        docs = byte_order(doc_names[names])[codes]
-        key = block.astype(np.int64) * (len(names) + 1) + (len(names) - docs)
+        docs = byte_order(doc_names)[doc_code[order[positions]]]
+        key = block.astype(np.int64) * (len(doc_names) + 1) + (len(doc_names) - docs)
         order[positions] = order[positions[np.argsort(key, kind="stable")]]
     return order
 
