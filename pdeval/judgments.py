@@ -37,7 +37,7 @@ from .errors import PdevalError, PdevalWarning, SchemaError
 from .evaluation import evaluate
 from .frames import as_qrels, as_run, variant_keys
 from .progress import progress_bar
-from .ranking import ScorePrecision, rank_run
+from .ranking import ScorePrecision, group_offsets, rank_run, ranks_within
 
 __all__ = [
     "LEVEL_GRIDS",
@@ -215,17 +215,6 @@ def _positions(
     return index.get_indexer(wanted)
 
 
-def _group_starts(sorted_group: np.ndarray) -> np.ndarray:
-    """For rows sorted by group: the position of the first row of each row's group."""
-    n = len(sorted_group)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    is_start = np.empty(n, dtype=bool)
-    is_start[0] = True
-    np.not_equal(sorted_group[1:], sorted_group[:-1], out=is_start[1:])
-    return np.maximum.accumulate(np.where(is_start, np.arange(n), 0))
-
-
 def _key_bits(n_groups: int) -> int:
     """Bits left for a random key once a group code below ``n_groups`` sits above it in an int64."""
     return 62 - max(1, int(n_groups).bit_length())
@@ -245,7 +234,8 @@ def _ranks_within(group: np.ndarray, keys: np.ndarray, bits: int) -> np.ndarray:
     doc id), so the result is deterministic.
     """
     order = np.argsort((group << bits) | keys, kind="stable")
-    sorted_rank = np.arange(len(group)) - _group_starts(group[order])
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    sorted_rank = ranks_within(group_offsets(group[order], n_groups)) - 1
     rank = np.empty(len(group), dtype=np.int64)
     rank[order] = sorted_rank
     return rank
