@@ -193,13 +193,6 @@ class Segments:
         prefix = np.concatenate((np.zeros(1, dtype=total.dtype), total))
         return total - prefix[self.start_of_row]
 
-    def first(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
-        """Per segment, the value of its first row (``fill`` for an empty segment)."""
-        out = np.full(self.n_segments, fill, dtype=np.float64)
-        nonempty = self.lengths > 0
-        out[nonempty] = values[self.offsets[:-1][nonempty]]
-        return out
-
     def per_row(self, per_segment: np.ndarray) -> np.ndarray:
         """Broadcast a per-segment array to the rows of each segment."""
         return np.repeat(np.asarray(per_segment), self.lengths)
@@ -266,9 +259,6 @@ class Segments:
     def num_nonrel(self, rel: int = 1) -> np.ndarray:
         """N of each segment's topic (retrieved or not)."""
         return self.qrels.num_nonrel(rel)[self.topic]
-
-    def num_pooled(self) -> np.ndarray:
-        return self.qrels.pooled[self.topic].astype(np.float64)
 
     def ideal(self, gains: Optional[Mapping[int, float]] = None) -> "Segments":
         """The ideal lists (MEASURES.md 0.7) as segments of gains, one per segment here.
