@@ -88,7 +88,7 @@ class JudgmentIndex:
         order = np.lexsort((-level[judged], entry[judged]))
         table = QrelsTable(
             levels=level[judged][order],
-            offsets=group_offsets(entry[judged][order], n_entries),
+            offsets=group_offsets(entry[judged], n_entries),
             pooled=np.bincount(entry[~judged], minlength=n_entries),
             variant=np.repeat(np.arange(n_variants), n_topics),
         )
@@ -173,10 +173,11 @@ class RankedRun:
         if not keep.all():
             group, doc_code, score, topic = group[keep], doc_code[keep], score[keep], topic[keep]
         order = trec_order(group, score, doc_code, doc_names)
-        qrels_doc = judgments.docs.get_indexer(doc_names)[doc_code[order]]
-        pair = judgments.pair_codes(topic[order], qrels_doc)
+        # look the judgments up in input order and move only the result (one gather); the
+        # group offsets need only the group sizes
+        pair = judgments.pair_codes(topic, judgments.docs.get_indexer(doc_names)[doc_code])[order]
         n_groups = len(systems) * len(judgments.topics)
-        offsets = group_offsets(group[order], n_groups)
+        offsets = group_offsets(group, n_groups)
         if depth is not None:
             if depth < 1:
                 raise PdevalError(f"depth must be a positive integer, not {depth!r}")

@@ -235,7 +235,7 @@ def _ranks_within(group: np.ndarray, keys: np.ndarray, bits: int) -> np.ndarray:
     """
     order = np.argsort((group << bits) | keys, kind="stable")
     n_groups = int(group.max()) + 1 if len(group) else 0
-    sorted_rank = ranks_within(group_offsets(group[order], n_groups)) - 1
+    sorted_rank = ranks_within(group_offsets(group, n_groups)) - 1
     rank = np.empty(len(group), dtype=np.int64)
     rank[order] = sorted_rank
     return rank

@@ -76,11 +76,12 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_n
     in_order = bool(np.all(group[1:] >= group[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_group))
     if in_order:
         order = np.arange(n, dtype=np.int64)
+        sorted_group, sorted_score = group, score
     else:
         by_score = np.argsort(-score)
         narrow = group.astype(np.int16) if group.max() < np.iinfo(np.int16).max else group
         order = by_score[np.argsort(narrow[by_score], kind="stable")]
-    sorted_group, sorted_score = group[order], score[order]
+        sorted_group, sorted_score = group[order], score[order]
     tied_with_next = (sorted_group[1:] == sorted_group[:-1]) & (sorted_score[1:] == sorted_score[:-1])
     if tied_with_next.any():
         tied = np.zeros(n, dtype=bool)
@@ -94,9 +95,10 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_n
     return order
 
 
-def group_offsets(sorted_group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Offsets ``o`` (length ``n_groups + 1``) such that group ``g`` is ``rows[o[g]:o[g+1]]``."""
-    counts = np.bincount(sorted_group, minlength=n_groups)
+def group_offsets(group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Offsets ``o`` (length ``n_groups + 1``) such that, once the rows are sorted by group,
+    group ``g`` is ``rows[o[g]:o[g+1]]`` (only the group sizes matter, not the row order)."""
+    counts = np.bincount(group, minlength=n_groups)
     offsets = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     return offsets
@@ -131,7 +133,7 @@ def rank_run(
     score = scores_for_ordering(run["score"].to_numpy(), score_precision)
     order = trec_order(group, score, doc_code, doc_names)
     n_groups = int(group.max()) + 1 if len(group) else 0
-    offsets = group_offsets(group[order], n_groups)
+    offsets = group_offsets(group, n_groups)
     rank = ranks_within(offsets)
     ranked = run.iloc[order].reset_index(drop=True).assign(rank=rank)
     if depth is not None:
