@@ -34,6 +34,19 @@ def nonrel_above_relevant(seg: Segments, rel: int) -> tuple[np.ndarray, np.ndarr
     return at, seg.segment_of(at), seg.count_above(seg.nonrel_rows(rel), at).astype(np.float64)
 
 
+def preference_sum(seg: Segments, rel: int, cap: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """The bpref family's shared form (MEASURES.md M4–M7), per-segment ``cap`` and ``denominator``:
+
+        (1/R) Σ_{retrieved REL i} term(i),  term(i) = 1 if na(i) = 0, else 1 − min(na(i), cap) / denominator
+
+    na(i) > 0 implies a positive denominator in every member, so no division by 0 is used.
+    """
+    at, segment, above = nonrel_above_relevant(seg, rel)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(above > 0, 1.0 - np.minimum(above, cap[segment]) / denominator[segment], 1.0)
+    return divide(seg.sum_at(at, term), seg.num_rel(rel))
+
+
 def _hits_within(seg: Segments, rel: int, depth) -> np.ndarray:
     """Per list, relevant documents within the first ``depth`` ranks (an int or per segment)."""
     at = seg.relevant_rows(rel)
@@ -226,13 +239,9 @@ def bpref(seg: Segments, *, rel: int = 1, variant: str = "trec") -> np.ndarray:
     ``variant="legacy"`` (trec_eval ``old_bpref``, pre-2005) divides by min(N_ret, R) with
     N_ret the retrieved judged nonrelevant. Undefined when R = 0. MEASURES.md M4.
     """
-    at, segment, above = nonrel_above_relevant(seg, rel)
     num_rel = seg.num_rel(rel)
     num_nonrel = seg.count(seg.is_nonrel(rel)) if variant == "legacy" else seg.num_nonrel(rel)
-    denominator = np.minimum(num_nonrel, num_rel)[segment]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(above > 0, 1.0 - np.minimum(above, num_rel[segment]) / denominator, 1.0)
-    return divide(seg.sum_at(at, term), num_rel)
+    return preference_sum(seg, rel, num_rel, np.minimum(num_nonrel, num_rel))
 
 
 @register(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..segments import Segments
-from .classic import divide, nonrel_above_relevant
+from .classic import divide, nonrel_above_relevant, preference_sum
 from .registry import register
 
 __all__ = ["bpref10", "bpref_r", "bpref_n", "rank_eff", "bpref_relative"]
@@ -54,19 +54,14 @@ def bpref10(seg: Segments, *, rel: int = 1, denominator: str = "min") -> np.ndar
     relevant documents contribute 0 (Ahlgren & Grönqvist's adjustment: divide by all R);
     unretrieved nonrelevant documents count in N. Undefined when R = 0. MEASURES.md M5.
     """
-    at, segment, above = nonrel_above_relevant(seg, rel)
-    num_rel = seg.num_rel(rel)
-    cap = num_rel + 10.0
+    cap = seg.num_rel(rel) + 10.0
     if denominator == "fixed":
         den = cap
     elif denominator == "legacy":
         den = np.minimum(seg.count(seg.is_nonrel(rel)), cap)
     else:
         den = np.minimum(seg.num_nonrel(rel), cap)
-    # na(i) > 0 implies D > 0 in every variant, so the division is safe where it is used.
-    den_at = np.maximum(den[segment], 1.0)
-    term = np.where(above > 0, 1.0 - np.minimum(above, cap[segment]) / den_at, 1.0)
-    return divide(seg.sum_at(at, term), num_rel)
+    return preference_sum(seg, rel, cap, den)
 
 
 @register(
@@ -85,11 +80,8 @@ def bpref_r(seg: Segments, *, rel: int = 1) -> np.ndarray:
     Unjudged documents are skipped; unretrieved relevant documents contribute 0. Equals
     ``Bpref`` whenever R ≤ N. Undefined when R = 0. MEASURES.md M6 (Sakai 2007, eq. 10).
     """
-    at, segment, above = nonrel_above_relevant(seg, rel)
     num_rel = seg.num_rel(rel)
-    r_at = np.maximum(num_rel[segment], 1.0)
-    term = 1.0 - np.minimum(above, r_at) / r_at
-    return divide(seg.sum_at(at, term), num_rel)
+    return preference_sum(seg, rel, num_rel, num_rel)
 
 
 @register(
@@ -110,10 +102,8 @@ def bpref_n(seg: Segments, *, rel: int = 1) -> np.ndarray:
     unretrieved nonrelevant ones count in N. N = 0 makes every term 1. Undefined when R = 0.
     MEASURES.md M7 (Sakai 2007, eq. 11; trec_eval 8 ``bpref_allnonrel``).
     """
-    at, segment, above = nonrel_above_relevant(seg, rel)
-    n_at = np.maximum(seg.num_nonrel(rel)[segment], 1.0)
-    term = np.where(above > 0, 1.0 - above / n_at, 1.0)
-    return divide(seg.sum_at(at, term), seg.num_rel(rel))
+    num_nonrel = seg.num_nonrel(rel)
+    return preference_sum(seg, rel, num_nonrel, num_nonrel)  # na(i) <= N: the cap never binds
 
 
 @register(
