@@ -7,9 +7,11 @@ The engine works in three steps (see the README, "Architecture"):
    (``level``/``sample`` columns of a reduction experiment are variants), and a
    :class:`~pdeval.segments.QrelsTable` holds R, N, pooled counts and ideal lists per
    (variant, topic).
-2. **Ranking** (:class:`RankedRun`): the run's doc ids are factorised once (sorted, so the
-   codes give trec_eval's tie order), mapped onto the qrels' pair codes, and the rows are
-   sorted once by (system, topic, score desc, doc id desc).
+2. **Ranking** (:class:`RankedRun`): the run's doc ids become integer keys once — their bytes
+   packed into 64-bit words when they are short (no hashing; :mod:`pdeval.ids`), else
+   dictionary codes — which are checked for repeats, mapped onto the qrels' pair codes and
+   give trec_eval's tie order; the rows are sorted once by (system, topic, score desc,
+   doc id desc).
 3. **Measuring**: for a chunk of variants, each ranked row looks its judgment up in the
    matrix (a gather, no merge), the lists are laid out as :class:`~pdeval.segments.Segments`
    and every measure kernel reduces them. Memory is bounded by ``chunk_rows``.
@@ -28,7 +30,8 @@ import pandas as pd
 from .errors import PdevalError, PdevalWarning
 from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
 from .measures import Measure, parse_all
-from .ranking import ScorePrecision, byte_order, encode, group_offsets, ranks_within, scores_for_ordering, trec_order
+from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids, pad_words
+from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
 
 MeasureLike = Union[str, Measure]
@@ -70,7 +73,7 @@ class JudgmentIndex:
         doc, docs = encode(qrels["doc_id"])
         n_topics, n_docs = len(topics), max(len(docs), 1)
         pair_of_row = topic * n_docs + doc
-        if _repeats(variant, pair_of_row, n_topics * n_docs):
+        if has_repeats(variant * (n_topics * n_docs) + pair_of_row):
             qrels = drop_duplicates(qrels, [*keys, "query_id", "doc_id"], duplicates, kind="qrels", value="relevance")
             return cls.build(qrels, duplicates)
         pair_keys, pair = _dense_codes(pair_of_row, n_topics * n_docs)
@@ -93,6 +96,30 @@ class JudgmentIndex:
             variant=np.repeat(np.arange(n_variants), n_topics),
         )
         return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, has_topic, table, variants, keys)
+
+    @cached_property
+    def doc_words(self) -> Optional[np.ndarray]:
+        """The qrels doc ids packed into words (:func:`pdeval.ids.packed_ids`), or None."""
+        return packed_ids(pd.Series(self.docs)) if len(self.docs) else None
+
+    @cached_property
+    def doc_fingerprints(self) -> Optional[pd.Index]:
+        """Fingerprints of :attr:`doc_words` as an index, or None (not packed, or two collide)."""
+        if self.doc_words is None:
+            return None
+        index = pd.Index(fingerprint(self.doc_words))
+        return index if index.is_unique else None
+
+    def qrels_docs_of(self, words: np.ndarray) -> np.ndarray:
+        """Each packed run doc id's position in :attr:`docs`, or -1: a hash lookup of the
+        fingerprints, confirmed on the words."""
+        position = self.doc_fingerprints.get_indexer(fingerprint(words))
+        found = np.flatnonzero(position >= 0)
+        width = max(words.shape[1], self.doc_words.shape[1])
+        candidate = pad_words(self.doc_words[position[found]], width)
+        same = (candidate == pad_words(words[found], width)).all(axis=1)
+        position[found[~same]] = -1
+        return position
 
     def pair_codes(self, topic_code: np.ndarray, qrels_doc: np.ndarray) -> np.ndarray:
         """The pair code of each (topic, qrels doc) row; ``-1`` (the ABSENT column) when the
@@ -160,22 +187,37 @@ class RankedRun:
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
         topic = judgments.topics.get_indexer(topic_names)[topic_code]
-        doc_code, doc_names = encode(run["doc_id"])
-        if _repeats(system * len(topic_names) + topic_code, doc_code, len(doc_names)):
-            # some (system, topic, doc) repeats: apply the policy on the frame, then start over
-            run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
-            return cls.build(
-                run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
-            )
+        list_code = system * len(topic_names) + topic_code
+        # doc ids as packed words (no hashing) when they and the qrels' are short; a repeated
+        # fingerprint may be a collision, so it is settled on exact codes below
+        words = packed_ids(run["doc_id"]) if judgments.doc_fingerprints is not None else None
+        if words is not None and has_repeats(fingerprint(words, salt=list_code)):
+            words = None
+        if words is None:
+            doc_code, doc_names = encode(run["doc_id"])
+            if has_repeats(list_code * max(len(doc_names), 1) + doc_code):
+                # some (system, topic, doc) repeats: apply the policy on the frame, then start over
+                run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
+                return cls.build(
+                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+                )
         group = system * len(judgments.topics) + topic
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
-            group, doc_code, score, topic = group[keep], doc_code[keep], score[keep], topic[keep]
-        order = trec_order(group, score, doc_code, doc_names)
+            group, score, topic = group[keep], score[keep], topic[keep]
+            if words is None:
+                doc_code = doc_code[keep]
+            else:
+                words = words[keep]
+        if words is None:
+            doc_key, qrels_doc = byte_order(doc_names)[doc_code], judgments.docs.get_indexer(doc_names)[doc_code]
+        else:
+            doc_key, qrels_doc = words, judgments.qrels_docs_of(words)
+        order = trec_order(group, score, doc_key)
         # look the judgments up in input order and move only the result (one gather); the
         # group offsets need only the group sizes
-        pair = judgments.pair_codes(topic, judgments.docs.get_indexer(doc_names)[doc_code])[order]
+        pair = judgments.pair_codes(topic, qrels_doc)[order]
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
         if depth is not None:
@@ -196,12 +238,6 @@ def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]
     unique = np.flatnonzero(present)
     code = np.cumsum(present, dtype=np.int64) - 1
     return unique, code[keys]
-
-
-def _repeats(group: np.ndarray, code: np.ndarray, n_codes: int) -> bool:
-    """Whether some (group, code) pair occurs twice (sorting the values, not an argsort)."""
-    keys = np.sort(group.astype(np.int64) * max(n_codes, 1) + code)
-    return bool(len(keys) > 1 and (keys[1:] == keys[:-1]).any())
 
 
 def _layout(

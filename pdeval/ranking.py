@@ -3,8 +3,8 @@
 trec_eval orders the documents of one topic by score descending and breaks ties by
 document id descending in byte order (``comp_sim_docno``: ``strcmp`` on the bytes); the
 ``rank`` column of a run file is ignored. For UTF-8 text, byte order is code point order,
-which is the order Python and Arrow use to compare strings, so a sorted factorisation of the
-doc ids gives integer codes in trec_eval's order.
+which is the order Python and Arrow use to compare strings: doc ids can be replaced by their
+positions in sorted order, or by their bytes packed into words (:mod:`pdeval.ids`).
 
 trec_eval up to 9.0.8 and the ``pytrec-eval-terrier`` wheel keep scores as 32-bit floats;
 ``score_precision="float32"`` rounds scores to float32 before ordering to reproduce them.
@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError
+from .ids import byte_order, encode
 
 ScorePrecision = Literal["float64", "float32"]
 
@@ -31,42 +32,15 @@ def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "fl
     raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
 
 
-def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes of a column and its distinct values.
-
-    Categorical columns are free; Arrow-backed strings (pandas' default with pyarrow) are
-    dictionary-encoded by Arrow, which hashes them faster than ``pd.factorize``.
-    """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy(dtype=np.int64), pd.Index(values.cat.categories)
-    if getattr(values.dtype, "storage", None) == "pyarrow" and len(values):
-        import pyarrow as pa
-
-        encoded = pa.chunked_array(pa.array(values)).dictionary_encode()
-        dictionary = encoded.chunks[0].dictionary
-        if all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks):  # one shared dictionary
-            codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
-            return codes.astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(dictionary))
-    codes, uniques = pd.factorize(values)
-    return codes.astype(np.int64, copy=False), pd.Index(uniques)
-
-
-def byte_order(uniques: pd.Index) -> np.ndarray:
-    """For distinct strings, each one's position in byte (code point) order."""
-    order = uniques.argsort()
-    position = np.empty(len(uniques), dtype=np.int64)
-    position[order] = np.arange(len(uniques))
-    return position
-
-
-def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_names: pd.Index) -> np.ndarray:
+def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
     """The permutation that puts rows in trec_eval order within each group.
 
     Rows are sorted by ``group`` ascending, then ``score`` descending, then doc id
-    descending (``doc_names[doc_code]``, compared in byte order). Rows already in that
-    order (a run read from a file in rank order) skip the score sort; otherwise scores are
-    sorted once and groups by a stable radix-friendly pass. Only runs of tied scores are
-    then re-sorted by doc id.
+    descending in byte order. ``doc_key`` stands for the doc ids: integers (one per row) or
+    rows of words (:func:`pdeval.ids.packed_ids`) whose order is the ids' byte order. Rows
+    already in order (a run read from a file in rank order) skip the score sort; otherwise
+    scores are sorted once and groups by a stable radix-friendly pass. Only runs of tied
+    scores are then re-sorted by doc id.
     """
     group = np.asarray(group)
     n = len(group)
@@ -89,9 +63,14 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_n
         tied[1:] |= tied_with_next
         positions = np.flatnonzero(tied)
         block = np.cumsum(np.concatenate(([True], ~tied_with_next[positions[:-1]])))
-        docs = byte_order(doc_names)[doc_code[order[positions]]]
-        key = block.astype(np.int64) * (len(doc_names) + 1) + (len(doc_names) - docs)
-        order[positions] = order[positions[np.argsort(key, kind="stable")]]
+        tied_keys = doc_key[order[positions]].reshape(len(positions), -1)
+        n_tied = len(positions)
+        # each tied row's rank in byte order among all tied rows, then one sort by
+        # (block, rank descending); a lexsort over (block, words) is several times slower
+        by_doc = np.argsort(tied_keys[:, 0]) if tied_keys.shape[1] == 1 else np.lexsort(tied_keys.T[::-1])
+        doc_rank = np.empty(n_tied, dtype=np.int64)
+        doc_rank[by_doc] = np.arange(n_tied)
+        order[positions] = order[positions[np.argsort(block * n_tied + (n_tied - 1 - doc_rank))]]
     return order
 
 
@@ -131,7 +110,7 @@ def rank_run(
     group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)
     doc_code, doc_names = encode(run["doc_id"])
     score = scores_for_ordering(run["score"].to_numpy(), score_precision)
-    order = trec_order(group, score, doc_code, doc_names)
+    order = trec_order(group, score, byte_order(doc_names)[doc_code])
     n_groups = int(group.max()) + 1 if len(group) else 0
     offsets = group_offsets(group, n_groups)
     rank = ranks_within(offsets)

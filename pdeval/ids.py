@@ -1,0 +1,159 @@
+"""Integer keys for string id columns (run names, topic ids, doc ids).
+
+Two kinds of keys, both computed without Python loops over rows:
+
+* :func:`encode` gives dense integer codes and the distinct values (a hash table; Arrow's
+  dictionary encoding for Arrow-backed strings, free for categoricals). Runs of equal
+  adjacent values, as in a run file's ``run`` and ``query_id`` columns, are hashed once.
+* :func:`packed_ids` needs no hash table at all: ids of at most :data:`MAX_PACKED_BYTES`
+  bytes are copied, byte for byte and zero-padded, into big-endian 64-bit words. Two ids
+  are equal exactly when their words are, and the words compare in byte order (the order
+  of ``strcmp``, which trec_eval uses to break score ties), provided no id contains a NUL
+  byte (the function declines such columns). Most collections' doc ids are short (PubMed
+  ids, MS MARCO numbers, ``LA010189-0001``), and hashing millions of them was half of an
+  evaluation's time.
+
+:func:`fingerprint` mixes words (and an optional integer code such as the topic) into one
+64-bit value for sorting and hash lookups; equal inputs give equal fingerprints, and
+callers confirm a match on the words themselves, so a collision never changes a result.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+#: Longest id (in bytes) that :func:`packed_ids` packs; longer ids are hashed by :func:`encode`.
+MAX_PACKED_BYTES = 32
+
+# Multipliers of the splitmix64 finaliser (odd, so multiplication is a bijection mod 2**64).
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+#: ``_KEEP_LEADING[k]`` keeps the first (most significant) ``k`` bytes of a big-endian word.
+_KEEP_LEADING = np.array([((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(9)], dtype=np.uint64)
+
+
+def _arrow_chunks(values: pd.Series):
+    """The Arrow chunks behind an Arrow-backed string column, or None."""
+    if getattr(values.dtype, "storage", None) != "pyarrow":
+        return None
+    import pyarrow as pa
+
+    return pa.chunked_array(pa.array(values)).chunks
+
+
+def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of a column and its distinct values (in first-seen order).
+
+    Categorical columns are free. Arrow-backed strings (pandas' default with pyarrow) are
+    dictionary-encoded by Arrow, which hashes them faster than ``pd.factorize``; when the
+    column is made of long runs of one value (a run file's ``run`` and ``query_id``), only
+    the first value of each run is hashed.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(dtype=np.int64), pd.Index(values.cat.categories)
+    chunks = _arrow_chunks(values) if len(values) else None
+    if chunks is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = pa.chunked_array(chunks)
+        if len(values) > 1024:
+            changes = np.flatnonzero(~pc.equal(column[1:], column[:-1]).to_numpy(zero_copy_only=False)) + 1
+            if len(changes) < len(values) // 16:
+                starts = np.concatenate(([0], changes))
+                codes, uniques = encode(pd.Series(pd.arrays.ArrowStringArray(column.take(starts))))
+                return np.repeat(codes, np.diff(np.append(starts, len(values)))), uniques
+        encoded = column.dictionary_encode()
+        dictionary = encoded.chunks[0].dictionary
+        if all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks):  # one shared dictionary
+            codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
+            return codes.astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(dictionary))
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def byte_order(uniques: pd.Index) -> np.ndarray:
+    """For distinct strings, each one's position in byte (code point) order."""
+    order = uniques.argsort()
+    position = np.empty(len(uniques), dtype=np.int64)
+    position[order] = np.arange(len(uniques))
+    return position
+
+
+def packed_ids(values: pd.Series, min_words: int = 1) -> Optional[np.ndarray]:
+    """Each id's UTF-8 bytes as big-endian 64-bit words, zero-padded: shape ``(n, w)``.
+
+    ``w`` is the number of words the longest id needs (at least ``min_words``). Rows
+    compare in byte order when compared word by word, and are equal exactly when the ids
+    are. Returns None when the column is not Arrow-backed strings, has missing values,
+    has an id longer than :data:`MAX_PACKED_BYTES` bytes or one containing a NUL byte (NUL
+    padding would make ``"a"`` and ``"a\\0"`` equal): callers then use :func:`encode`.
+    """
+    chunks = _arrow_chunks(values)
+    if chunks is None:
+        return None
+    import pyarrow as pa
+
+    pieces = []
+    for chunk in chunks:
+        if chunk.null_count or not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            return None
+        _, offset_buffer, data_buffer = chunk.buffers()
+        offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        offsets = np.frombuffer(offset_buffer, dtype=offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+        data = data[offsets[0] : offsets[-1]]
+        starts = offsets[:-1].astype(np.int64) - offsets[0]
+        lengths = np.diff(offsets).astype(np.int64)
+        if (len(lengths) and lengths.max() > MAX_PACKED_BYTES) or not data.all():
+            return None
+        pieces.append((data, starts, lengths))
+    longest = max((int(lengths.max()) for _, _, lengths in pieces if len(lengths)), default=0)
+    n_words = max(min_words, -(-longest // 8), 1)
+    words = np.empty((len(values), n_words), dtype=np.uint64)
+    row = 0
+    for data, starts, lengths in pieces:
+        # the 8 bytes at every offset of the (zero-extended) data, read as one big-endian
+        # word each (an overlapping strided view, no copy); the bytes past an id's end are
+        # then masked off
+        extended = np.zeros(len(data) + 8 * n_words, dtype=np.uint8)
+        extended[: len(data)] = data
+        at_offset = np.ndarray((len(extended) - 7,), dtype=">u8", buffer=extended, strides=(1,))
+        for word in range(n_words):
+            kept_bytes = np.clip(lengths - 8 * word, 0, 8)
+            words[row : row + len(lengths), word] = at_offset[starts + 8 * word] & _KEEP_LEADING[kept_bytes]
+        row += len(lengths)
+    return words
+
+
+def pad_words(words: np.ndarray, n_words: int) -> np.ndarray:
+    """Packed ids widened to ``n_words`` words (zero words keep equality and order)."""
+    if words.shape[1] >= n_words:
+        return words
+    return np.pad(words, ((0, 0), (0, n_words - words.shape[1])))
+
+
+def fingerprint(words: np.ndarray, salt: Optional[np.ndarray] = None) -> np.ndarray:
+    """A 64-bit mix of each row's packed words (and its ``salt`` code, e.g. a group): equal
+    ids give equal fingerprints at any padding width (a zero word past the first is
+    padding, and is skipped); different ids collide with probability about 2**-64. Without
+    a salt, one-word ids never collide (every step is a bijection of 64-bit integers)."""
+    with np.errstate(over="ignore"):
+        mixed = np.zeros(len(words), dtype=np.uint64) if salt is None else salt.astype(np.uint64) * _MIX[0]
+        for column in range(words.shape[1]):
+            word = words[:, column]
+            step = (mixed ^ word) * _MIX[1]
+            step ^= step >> np.uint64(31)
+            mixed = step if column == 0 else np.where(word != 0, step, mixed)
+        mixed *= _MIX[2]
+        mixed ^= mixed >> np.uint64(29)
+    return mixed
+
+
+def has_repeats(keys: np.ndarray) -> bool:
+    """Whether some value occurs twice (sorting the values, not an argsort)."""
+    keys = np.sort(keys)
+    return bool(len(keys) > 1 and (keys[1:] == keys[:-1]).any())
