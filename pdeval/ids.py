@@ -129,6 +129,16 @@ def packed_ids(values: pd.Series, min_words: int = 1) -> Optional[np.ndarray]:
     return words
 
 
+def byte_order_keys(values: pd.Series) -> np.ndarray:
+    """Keys whose row order is the ids' byte order: packed words when the ids allow it,
+    else each id's position among the sorted distinct ids."""
+    words = packed_ids(values)
+    if words is not None:
+        return words
+    codes, uniques = encode(values)
+    return byte_order(uniques)[codes]
+
+
 def pad_words(words: np.ndarray, n_words: int) -> np.ndarray:
     """Packed ids widened to ``n_words`` words (zero words keep equality and order)."""
     if words.shape[1] >= n_words:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError
-from .ids import byte_order, encode
+from .ids import byte_order_keys
 
 ScorePrecision = Literal["float64", "float32"]
 
@@ -108,9 +108,8 @@ def rank_run(
     if depth is not None and depth < 1:
         raise PdevalError(f"depth must be a positive integer, not {depth!r}")
     group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)
-    doc_code, doc_names = encode(run["doc_id"])
     score = scores_for_ordering(run["score"].to_numpy(), score_precision)
-    order = trec_order(group, score, byte_order(doc_names)[doc_code])
+    order = trec_order(group, score, byte_order_keys(run["doc_id"]))
     n_groups = int(group.max()) + 1 if len(group) else 0
     offsets = group_offsets(group, n_groups)
     rank = ranks_within(offsets)
