@@ -305,6 +305,8 @@ def main(argv=None) -> None:
     parser.add_argument("--variants", action="store_true", help="also the 50-variant reduction workload (AP, Bpref)")
     parser.add_argument("--categorical", action="store_true", help="also with categorical id columns")
     parser.add_argument("--shuffled", action="store_true", help="also with rows not in rank order")
+    parser.add_argument("--long-ids", action="store_true",
+                        help="also with doc ids of 15, 25 and 42 bytes (TREC-style prefixes before the d-numbers)")
     parser.add_argument("--what-if", action="store_true", help="time alternatives to the costly steps")
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args(argv)
@@ -319,6 +321,11 @@ def main(argv=None) -> None:
     if args.shuffled:
         cases.append(("the same with rows shuffled", run.sample(frac=1.0, random_state=1).reset_index(drop=True),
                       qrels, MEASURES))
+    if args.long_ids:
+        for prefix in ["LA0101-", "clueweb09-en0000-", "clueweb09-en0000-00-00000-abcdefgh-"]:
+            longer = {"doc_id": lambda frame: prefix + frame["doc_id"]}
+            cases.append((f"the same with doc ids '{prefix}d...' (up to {len(prefix) + 8} bytes)",
+                          run.assign(**longer), qrels.assign(**longer), MEASURES))
     if args.variants:
         from pdeval.judgments import reduce
 

@@ -30,7 +30,7 @@ import pandas as pd
 from .errors import PdevalError, PdevalWarning
 from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
 from .measures import Measure, parse_all
-from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids, pad_words
+from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
 from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
 
@@ -112,12 +112,18 @@ class JudgmentIndex:
 
     def qrels_docs_of(self, words: np.ndarray) -> np.ndarray:
         """Each packed run doc id's position in :attr:`docs`, or -1: a hash lookup of the
-        fingerprints, confirmed on the words."""
+        fingerprints, confirmed on the words unless both sides are one word wide (one-word
+        fingerprints are exact)."""
         position = self.doc_fingerprints.get_indexer(fingerprint(words))
+        judged_words = self.doc_words
+        if words.shape[1] == 1 and judged_words.shape[1] == 1:
+            return position
         found = np.flatnonzero(position >= 0)
-        width = max(words.shape[1], self.doc_words.shape[1])
-        candidate = pad_words(self.doc_words[position[found]], width)
-        same = (candidate == pad_words(words[found], width)).all(axis=1)
+        same = np.ones(len(found), dtype=bool)
+        for column in range(max(words.shape[1], judged_words.shape[1])):  # a missing column is zero padding
+            run_word = words[found, column] if column < words.shape[1] else 0
+            judged_word = judged_words[position[found], column] if column < judged_words.shape[1] else 0
+            same &= run_word == judged_word
         position[found[~same]] = -1
         return position
 

@@ -28,8 +28,12 @@ import pandas as pd
 #: Longest id (in bytes) that :func:`packed_ids` packs; longer ids are hashed by :func:`encode`.
 MAX_PACKED_BYTES = 32
 
-# Multipliers of the splitmix64 finaliser (odd, so multiplication is a bijection mod 2**64).
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+# Odd multipliers (multiplying by one is a bijection mod 2**64): the salt's and one per word,
+# then splitmix64's finaliser constants.
+_MULTIPLIERS = [np.uint64(k) for k in (
+    0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD,
+)]
+_FINALISER = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 #: ``_KEEP_LEADING[k]`` keeps the first (most significant) ``k`` bytes of a big-endian word.
 _KEEP_LEADING = np.array([((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(9)], dtype=np.uint64)
@@ -83,10 +87,10 @@ def byte_order(uniques: pd.Index) -> np.ndarray:
     return position
 
 
-def packed_ids(values: pd.Series, min_words: int = 1) -> Optional[np.ndarray]:
+def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
     """Each id's UTF-8 bytes as big-endian 64-bit words, zero-padded: shape ``(n, w)``.
 
-    ``w`` is the number of words the longest id needs (at least ``min_words``). Rows
+    ``w`` is the number of words the longest id needs (at least one). Rows
     compare in byte order when compared word by word, and are equal exactly when the ids
     are. Returns None when the column is not Arrow-backed strings, has missing values,
     has an id longer than :data:`MAX_PACKED_BYTES` bytes or one containing a NUL byte (NUL
@@ -112,8 +116,8 @@ def packed_ids(values: pd.Series, min_words: int = 1) -> Optional[np.ndarray]:
             return None
         pieces.append((data, starts, lengths))
     longest = max((int(lengths.max()) for _, _, lengths in pieces if len(lengths)), default=0)
-    n_words = max(min_words, -(-longest // 8), 1)
-    words = np.empty((len(values), n_words), dtype=np.uint64)
+    n_words = max(-(-longest // 8), 1)
+    words = np.empty((len(values), n_words), dtype=np.uint64, order="F")  # a word's column is contiguous
     row = 0
     for data, starts, lengths in pieces:
         # the 8 bytes at every offset of the (zero-extended) data, read as one big-endian
@@ -139,27 +143,24 @@ def byte_order_keys(values: pd.Series) -> np.ndarray:
     return byte_order(uniques)[codes]
 
 
-def pad_words(words: np.ndarray, n_words: int) -> np.ndarray:
-    """Packed ids widened to ``n_words`` words (zero words keep equality and order)."""
-    if words.shape[1] >= n_words:
-        return words
-    return np.pad(words, ((0, 0), (0, n_words - words.shape[1])))
-
-
 def fingerprint(words: np.ndarray, salt: Optional[np.ndarray] = None) -> np.ndarray:
-    """A 64-bit mix of each row's packed words (and its ``salt`` code, e.g. a group): equal
-    ids give equal fingerprints at any padding width (a zero word past the first is
-    padding, and is skipped); different ids collide with probability about 2**-64. Without
-    a salt, one-word ids never collide (every step is a bijection of 64-bit integers)."""
+    """A 64-bit hash of each row's packed words (and its ``salt`` code, e.g. a group).
+
+    ``mix(salt * K0 + sum_c words[:, c] * K(c+1))`` modulo 2**64, with odd constants ``K``
+    and splitmix64's finaliser ``mix`` (a bijection). Zero padding words add nothing, so
+    an id has the same fingerprint at any width. Two ids that differ in one word never
+    collide, nor do two one-word ids without a salt (every step is then a bijection);
+    other collisions are rare, and callers confirm matches on the words.
+    """
     with np.errstate(over="ignore"):
-        mixed = np.zeros(len(words), dtype=np.uint64) if salt is None else salt.astype(np.uint64) * _MIX[0]
+        mixed = np.zeros(len(words), dtype=np.uint64) if salt is None else salt.astype(np.uint64) * _MULTIPLIERS[0]
         for column in range(words.shape[1]):
-            word = words[:, column]
-            step = (mixed ^ word) * _MIX[1]
-            step ^= step >> np.uint64(31)
-            mixed = step if column == 0 else np.where(word != 0, step, mixed)
-        mixed *= _MIX[2]
-        mixed ^= mixed >> np.uint64(29)
+            mixed += words[:, column] * _MULTIPLIERS[column + 1]
+        mixed ^= mixed >> np.uint64(30)
+        mixed *= _FINALISER[0]
+        mixed ^= mixed >> np.uint64(27)
+        mixed *= _FINALISER[1]
+        mixed ^= mixed >> np.uint64(31)
     return mixed
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import pdeval
 import pdeval.evaluation
 from pdeval.errors import DuplicateError
-from pdeval.ids import MAX_PACKED_BYTES, encode, fingerprint, packed_ids, pad_words
+from pdeval.ids import MAX_PACKED_BYTES, encode, fingerprint, packed_ids
 
 # ids as collections write them, plus multi-byte UTF-8 and lengths around the word size
 ID_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20)
@@ -54,12 +54,18 @@ def test_ids_that_cannot_be_packed_are_declined():
 def test_fingerprints_do_not_depend_on_padding_and_separate_salts():
     words = packed_ids(arrow_series(["LA010189-0001", "d12", "", "FBIS3-10082"]))
     assert words.shape[1] == 2
-    wide = pad_words(words, 4)
+    wide = np.hstack([words, np.zeros((4, 2), dtype=np.uint64)])
     assert (fingerprint(wide) == fingerprint(words)).all()
     salt = np.array([0, 1, 2, 3])
     assert (fingerprint(wide, salt=salt) == fingerprint(words, salt=salt)).all()
     assert len(set(fingerprint(words).tolist())) == 4
     assert (fingerprint(words, salt=salt) != fingerprint(words, salt=salt + 1)).all()
+
+
+def test_one_word_ids_have_distinct_fingerprints():
+    ids = [f"d{i}" for i in range(200_000)] + [str(i) for i in range(200_000)]
+    prints = fingerprint(packed_ids(arrow_series(ids)))
+    assert len(np.unique(prints)) == len(ids)
 
 
 @pytest.mark.parametrize("blocky", [True, False])
