@@ -249,6 +249,12 @@ def what_if(run: pd.DataFrame, qrels: pd.DataFrame, reps: int) -> str:
 
     row(f"pyarrow.compute.dictionary_encode(doc_id) + concatenated int64 codes ({arrow.num_chunks} chunks)",
         median_time(arrow_codes, reps))
+    from pdeval.ids import fingerprint, packed_ids
+
+    row("pdeval.ids.packed_ids(doc_id): bytes packed into words, no hashing (the engine's path)",
+        median_time(lambda: packed_ids(doc), reps))
+    words = packed_ids(doc)
+    row("  + fingerprint and np.sort (its duplicate check)", median_time(lambda: np.sort(fingerprint(words)), reps))
     as_object = doc.astype(object)
     row("pd.factorize(doc_id as object strings)", median_time(lambda: pd.factorize(as_object), reps))
     cat = doc.astype("category")
