@@ -312,7 +312,7 @@ def main(argv=None) -> None:
     parser.add_argument("--categorical", action="store_true", help="also with categorical id columns")
     parser.add_argument("--shuffled", action="store_true", help="also with rows not in rank order")
     parser.add_argument("--long-ids", action="store_true",
-                        help="also with doc ids of 15, 25 and 42 bytes (TREC-style prefixes before the d-numbers)")
+                        help="also with doc ids of 15, 25 and 43 bytes (TREC-style prefixes before the d-numbers)")
     parser.add_argument("--what-if", action="store_true", help="time alternatives to the costly steps")
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args(argv)
