@@ -39,13 +39,18 @@ _FINALISER = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _KEEP_LEADING = np.array([((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(9)], dtype=np.uint64)
 
 
-def _arrow_chunks(values: pd.Series):
-    """The Arrow chunks behind an Arrow-backed string column, or None."""
+def _arrow_chunks(values: pd.Series) -> Optional[list]:
+    """The Arrow chunks behind an Arrow-backed string column, or None. A column of many
+    small chunks (a concatenation of per-topic frames) becomes one chunk, so that work done
+    chunk by chunk stays vectorised."""
     if getattr(values.dtype, "storage", None) != "pyarrow":
         return None
     import pyarrow as pa
 
-    return pa.chunked_array(pa.array(values)).chunks
+    chunks = pa.chunked_array(pa.array(values)).chunks
+    if len(chunks) > 64:
+        chunks = [pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks])]
+    return chunks
 
 
 def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
