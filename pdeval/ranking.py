@@ -63,13 +63,13 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.
         tied[1:] |= tied_with_next
         positions = np.flatnonzero(tied)
         block = np.cumsum(np.concatenate(([True], ~tied_with_next[positions[:-1]])))
-        tied_keys = doc_key[order[positions]].reshape(len(positions), -1)
         n_tied = len(positions)
-        # each tied row's rank in byte order among all tied rows, then one sort by
-        # (block, rank descending); a lexsort over (block, words) is several times slower
+        tied_keys = doc_key[order[positions]].reshape(n_tied, -1)
         # words that all tied rows share (a common id prefix) cannot order them
         varying = [column for column in range(tied_keys.shape[1]) if (tied_keys[:, column] != tied_keys[0, column]).any()]
         tied_keys = tied_keys[:, varying or [0]]
+        # each tied row's rank in byte order among all tied rows, then one sort by
+        # (block, rank descending); a lexsort over (block, words) is several times slower
         by_doc = np.argsort(tied_keys[:, 0]) if tied_keys.shape[1] == 1 else np.lexsort(tied_keys.T[::-1])
         doc_rank = np.empty(n_tied, dtype=np.int64)
         doc_rank[by_doc] = np.arange(n_tied)
