@@ -51,10 +51,6 @@ def clef():
     return datasets.load("clef2018")
 
 
-def test_names():
-    assert datasets.names() == ["clef2018"]
-
-
 def test_unknown_name_suggests():
     with pytest.raises(PdevalError, match="Did you mean: 'clef2018'"):
         datasets.load("clef218")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import pdeval
 from pdeval.cli import measure_table_markdown
 
@@ -29,6 +31,24 @@ def test_readme_code_runs_and_gives_what_it_says(capsys):
     assert set(curve["level"]) == {90, 70, 50, 30, 10}
     assert {"tau_b", "tau_ap"} == set(curve["method"])
     assert capsys.readouterr().out.strip()
+
+
+SHARED = README.parents[1] / "shared" / "data"
+
+
+def test_readme_download_examples_run_from_a_mirror(tmp_path, monkeypatch):
+    """Blocks fenced ```python download``` fetch full collections: run them from the data kept
+    beside the repository, laid out as a mirror, into a temporary cache."""
+    if not SHARED.is_dir():
+        pytest.skip(f"the project's shared data is not at {SHARED}: no mirror for the download examples")
+    monkeypatch.setenv("PDEVAL_DATA_MIRROR", str(SHARED))
+    monkeypatch.setenv("PDEVAL_CACHE", str(tmp_path))
+    blocks = re.findall(r"```python download\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "the README lost its download example"
+    namespace: dict = {"pdeval": pdeval}
+    for number, block in enumerate(blocks):
+        exec(compile(block, f"README download block {number + 1}", "exec"), namespace)
+    assert namespace["dl"].runs["run"].nunique() == 63
 
 
 def test_measure_table_is_generated_from_the_registry():

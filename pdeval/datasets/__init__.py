@@ -1,8 +1,8 @@
-"""Small real evaluation data sets shipped inside pdeval.
+"""Real evaluation data sets: a small sample shipped inside pdeval, full collections on demand.
 
 >>> from pdeval import datasets
 >>> datasets.names()
-['clef2018']
+['clef2015', 'clef2016', 'clef2018', 'clef2018-full', 'trec-dl21']
 >>> clef = datasets.load("clef2018")
 >>> clef.runs.columns.tolist()
 ['run', 'query_id', 'doc_id', 'score', 'rank']
@@ -13,6 +13,13 @@ trec_eval order, the final qrels, and a real partial snapshot of the qrels taken
 before the final ones (a natural instance of incomplete judgments). Origin, licence
 statement, the exact transformation and the counts are in ``PROVENANCE.md`` next to this
 file; ``scripts/build_datasets.py`` rebuilds the files.
+
+The other names are full public collections that :mod:`pdeval.datasets.remote` downloads on
+first use from their source repositories at pinned commits, verifies by checksum and caches
+(``~/.cache/pdeval``): ``clef2015`` (CLEF eHealth 2015 task 2: 68 runs, 1000 deep, 38 of them
+not pooled), ``clef2016`` (16 runs), ``clef2018-full`` (the 24 runs of the sample, 1000 deep)
+and ``trec-dl21`` (TREC Deep Learning 2021 passages: 63 runs, NIST qrels, and the SynDL GPT-4
+judgments of the queries NIST did not judge as ``automatic_qrels``).
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from typing import NamedTuple, Optional
 import pandas as pd
 
 from ..errors import PdevalError
+from ..frames import DuplicatePolicy
 from ..io import read_qrels, read_run
+from . import remote
 
 __all__ = ["Dataset", "load", "names"]
 
@@ -41,6 +50,8 @@ class Dataset(NamedTuple):
     partial_qrels: Optional[pd.DataFrame]
     #: one line saying what the data set is
     description: str
+    #: judgments made by a model rather than by people (``trec-dl21``: SynDL's GPT-4 labels), or ``None``
+    automatic_qrels: Optional[pd.DataFrame] = None
 
 
 _DATASETS = {
@@ -57,9 +68,21 @@ _DATASETS = {
 }
 
 
+#: how each downloadable collection is read: the duplicates policy its runs need, and what it is
+_FULL = {
+    "clef2015": ("error", "CLEF eHealth 2015 task 2 (English): 68 runs 1000 deep (38 not pooled), "
+                          "66 judged topics, graded qrels 0/1/2"),
+    "clef2016": ("error", "CLEF eHealth 2016 IR task 2: 16 runs (two 100 deep), 50 topics, qrels 0/1/2"),
+    "clef2018-full": ("first", "CLEF eHealth 2018 IRTask1: 24 runs 1000 deep (9 repeat documents within "
+                               "a topic: the first line is kept, with a warning), final and partial qrels"),
+    "trec-dl21": ("error", "TREC Deep Learning 2021 passages: 63 runs (477 queries x 100), NIST qrels "
+                           "(53 topics, 0-3) and SynDL GPT-4 judgments of the other queries"),
+}
+
+
 def names() -> list[str]:
-    """The names :func:`load` accepts."""
-    return sorted(_DATASETS)
+    """The names :func:`load` accepts: the shipped sample and the downloadable collections."""
+    return sorted(set(_DATASETS) | set(remote.names()))
 
 
 def _read(filename: str, reader, **kwargs) -> pd.DataFrame:
@@ -68,12 +91,25 @@ def _read(filename: str, reader, **kwargs) -> pd.DataFrame:
         return reader(path, **kwargs)
 
 
-def load(name: str) -> Dataset:
-    """Load a shipped data set by name (see :func:`names`); frames are fresh copies.
+def load(
+    name: str,
+    *,
+    cache_dir=None,
+    mirror: Optional[str] = None,
+    progress: bool = True,
+    duplicates: Optional[DuplicatePolicy] = None,
+) -> Dataset:
+    """Load a data set by name (see :func:`names`); frames are fresh copies.
 
-    Reads only files inside the package. Raises :class:`~pdeval.errors.PdevalError` for an
-    unknown name, with the closest known names.
+    ``clef2018`` is read from files inside the package. The full collections are downloaded
+    on first use by :func:`pdeval.datasets.remote.fetch` (``cache_dir``, ``mirror`` and
+    ``progress`` are passed to it; see there for the mirror variable and the cache). Their
+    runs are read with ``duplicates`` (default: the collection's own policy, ``"first"`` with a
+    warning for ``clef2018-full``, whose trec_eval refuses 9 runs, ``"error"`` elsewhere).
+    Raises :class:`~pdeval.errors.PdevalError` for an unknown name, with the closest known names.
     """
+    if isinstance(name, str) and name in _FULL:
+        return _load_full(name, cache_dir=cache_dir, mirror=mirror, progress=progress, duplicates=duplicates)
     spec = _DATASETS.get(name) if isinstance(name, str) else None
     if spec is None:
         close = difflib.get_close_matches(str(name).lower(), names(), n=3, cutoff=0.5)
@@ -83,3 +119,14 @@ def load(name: str) -> Dataset:
     qrels = _read(spec["qrels"], read_qrels)
     partial = _read(spec["partial_qrels"], read_qrels) if spec.get("partial_qrels") else None
     return Dataset(name=name, runs=runs, qrels=qrels, partial_qrels=partial, description=spec["description"])
+
+
+def _load_full(name: str, *, cache_dir, mirror, progress: bool, duplicates) -> Dataset:
+    policy, description = _FULL[name]
+    files = remote.fetch(name, cache_dir=cache_dir, mirror=mirror, progress=progress)
+    runs = read_run(files["runs"], duplicates=duplicates or policy)
+    qrels = read_qrels(files["qrels"][0])
+    partial = read_qrels(files["partial_qrels"][0]) if "partial_qrels" in files else None
+    automatic = read_qrels(files["extra"][0]) if "extra" in files else None
+    return Dataset(name=name, runs=runs, qrels=qrels, partial_qrels=partial,
+                   description=description, automatic_qrels=automatic)
