@@ -8,9 +8,13 @@
 * :func:`load_cranfield`, :func:`complete_qrels`, :func:`bm25_runs`: the Cranfield collection
   shipped in ``data/cranfield/`` (see its PROVENANCE.md) and BM25 runs over it made with the
   ``bm25s`` library.
+* :func:`collection`: a full public collection (downloaded once) with the full settings, the
+  bundled CLEF 2018 sample in fast mode.
 * :func:`split_topics`: a fixed, seeded split of a topic list into two halves.
-* :func:`claims`, :func:`versus`, :func:`combine`: the "paper vs ours" table every notebook
-  ends with, its verdicts computed from the results.
+* :func:`claims`, :func:`versus`, :func:`check`, :func:`combine`, :func:`tally`: the "paper vs
+  ours" table every notebook ends with; every verdict is computed from the results and states
+  the tolerance that decided it ("no difference (paper: X > Y)" where the paper's difference is
+  within it).
 """
 
 from __future__ import annotations
@@ -53,6 +57,41 @@ def save(fig, name: str, dpi: int = 120) -> Path:
     path = FIGURES / f"{name}.png"
     fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     return path
+
+
+#: collections a reproduction can run on (``PDEVAL_COLLECTION``); ``-top30``: the 30 runs with the
+#: highest MAP on the full judgments, as Sakai (2007) used the top 30 runs of each NTCIR collection
+COLLECTIONS = ("clef2018-full", "clef2015", "clef2015-top30", "trec-dl21")
+
+
+def collection(name: str, *, sample: str = "clef2018"):
+    """The collection a notebook studies: ``name`` with the full settings, the bundled ``sample``
+    under ``PDEVAL_FAST=1``, or the one named by ``PDEVAL_COLLECTION`` (see :data:`COLLECTIONS`).
+
+    Full collections are downloaded once by :func:`pdeval.datasets.load` (verified and cached);
+    where the evaluation data kept beside the repository exists (``../shared/data``), it serves
+    as the mirror. Duplicate documents dropped by a collection's policy are reported. Returns
+    ``(dataset, name)``.
+    """
+    import pdeval
+
+    name = os.environ.get("PDEVAL_COLLECTION") or name
+    if FAST and not os.environ.get("PDEVAL_COLLECTION"):
+        return pdeval.datasets.load(sample), sample
+    base, _, top = name.partition("-top")
+    mirror = ROOT.parent / "shared" / "data"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pdeval.errors.PdevalWarning)
+        data = pdeval.datasets.load(base, mirror=str(mirror) if mirror.is_dir() else None, progress=False)
+    dropped = [w for w in caught if issubclass(w.category, pdeval.errors.PdevalWarning)]
+    if dropped:
+        print(f"note: {len(dropped)} runs repeat documents within a topic; the first line of each was kept "
+              f"(policy 'first', as pytrec_eval does; trec_eval refuses such runs)")
+    if top:
+        means = pdeval.system_means(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
+        keep = means.nlargest(int(top), "value")["run"]
+        data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
+    return data, name
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,48 +182,93 @@ def split_topics(topics: Sequence[str], seed: int) -> tuple[list[str], list[str]
 # paper vs ours
 
 
-def versus(a, b, *, tol: float = 0.0) -> str:
-    """Is ``a`` larger than ``b``? ``"yes"``, ``"no"`` or ``"tie"`` (``|a - b| <= tol``).
+@dataclass(frozen=True)
+class Verdict:
+    """Does our result agree with a finding of the paper, and by which rule was that decided?
 
-    ``a`` and ``b`` may also be arrays of paired values (one per sample, e.g. the same reduced
-    qrels scored by two measures): the mean paired difference is then compared with two
-    standard errors (plus ``tol``), so a difference within the sampling noise is a tie.
+    ``outcome`` is ``"yes"``, ``"no"``, ``"no difference"`` (the difference the paper reports
+    is absent: within the stated tolerance), ``"mixed"`` (some parts yes, some no) or
+    ``"partly"`` (some parts yes, the others no difference). ``claim`` is the paper's direction
+    (e.g. ``"RankEff > bpref-10"``), ``tolerance`` says how the comparison was decided.
+    """
+
+    outcome: str
+    claim: str = ""
+    tolerance: str = ""
+
+    def __str__(self) -> str:
+        if self.outcome == "no difference" and self.claim:
+            return f"no difference (paper: {self.claim})"
+        return self.outcome
+
+
+def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
+    """Is ``a`` larger than ``b`` by more than the tolerance? The paper claims ``a > b``.
+
+    Single numbers: ``"yes"`` if ``a - b > tol``, ``"no"`` if ``a - b < -tol``, else
+    ``"no difference"``. Arrays of paired values (one per sample, e.g. the same reduced qrels
+    scored by two measures): the mean paired difference is compared with ``tol`` plus two
+    standard errors of the mean difference (``noise=False`` leaves the standard errors out),
+    so a difference within the sampling noise is never a win. ``tol`` is required so that
+    every comparison states its tolerance: 0 is a valid, explicit choice for exact quantities.
     """
     a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     d = a - b
-    margin = tol
-    if d.size > 1:
-        margin += 2 * d.std(ddof=1) / np.sqrt(d.size)
-    mean = d.mean()
-    return "yes" if mean > margin else ("no" if mean < -margin else "tie")
+    margin, rule = float(tol), f"|difference| > {tol:.3g}"
+    if d.size > 1 and noise:
+        se = float(d.std(ddof=1) / np.sqrt(d.size))
+        margin += 2 * se
+        rule = f"mean paired difference > {tol:.3g} + 2 SE ({d.size} samples)"
+    mean = float(d.mean())
+    outcome = "yes" if mean > margin else ("no" if mean < -margin else "no difference")
+    return Verdict(outcome, claim, rule)
 
 
-def combine(verdicts) -> str:
+def check(condition: bool, *, tolerance: str, claim: str = "") -> Verdict:
+    """A verdict from a condition computed with an explicit threshold, named in ``tolerance``."""
+    return Verdict("yes" if bool(condition) else "no", claim, tolerance)
+
+
+def combine(verdicts, *, claim: str = "") -> Verdict:
     """One verdict for a claim made of several comparisons (see :func:`versus`)."""
-    found = set(verdicts)
-    if found <= {"yes"}:
-        return "yes"
-    if found <= {"no"}:
-        return "no"
-    if found == {"tie"}:
-        return "tie"
-    if "yes" in found and "no" in found:
-        return "mixed"
-    return "yes, or a tie" if "yes" in found else "no, or a tie"
+    verdicts = list(verdicts)
+    found = {v.outcome for v in verdicts}
+    rules = list(dict.fromkeys(v.tolerance for v in verdicts if v.tolerance))
+    claims_ = list(dict.fromkeys(v.claim for v in verdicts if v.claim))
+    claim = claim or "; ".join(claims_)
+    if len(found) == 1:
+        outcome = found.pop()
+    elif "yes" in found and "no" in found:
+        outcome = "mixed"
+    elif "yes" in found:
+        outcome = "partly"
+    else:
+        outcome = "no" if "no" in found else "no difference"
+    return Verdict(outcome, claim, "; ".join(rules))
 
 
-def claims(rows: Sequence[tuple[str, str, object]]) -> pd.DataFrame:
-    """A table ``claim (paper) | ours | agrees`` from (claim, our numbers, verdict) triples.
+def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
+    """A table ``paper's finding | ours | agrees | tolerance`` from (claim, numbers, verdict) triples.
 
-    The verdict is a bool (shown as yes / no) or a string from :func:`versus` / :func:`combine`
-    ("tie" = the difference is within the noise); it is computed
-    from the results, so the table stays true when sample counts change. Sets pandas'
-    ``display.max_colwidth`` to None so that the sentences are shown whole.
+    Every verdict is a :class:`Verdict` from :func:`versus`, :func:`check` or :func:`combine`,
+    computed from the results (so the table stays true when sample counts change) and naming
+    the rule that decided it. Sets pandas' ``display.max_colwidth`` to None so that the
+    sentences are shown whole.
     """
-    def verdict(v):
-        if isinstance(v, (bool, np.bool_)):
-            return "yes" if v else "no"
-        return str(v)
-
+    for claim, _, verdict in rows:
+        if not isinstance(verdict, Verdict):
+            raise TypeError(f"the verdict of {claim!r} must be a Verdict stating its tolerance")
     pd.set_option("display.max_colwidth", None)
-    return pd.DataFrame([(c, o, verdict(v)) for c, o, v in rows], columns=["paper's finding", "ours", "agrees"])
+    table = pd.DataFrame([(c, o, str(v), v.tolerance) for c, o, v in rows],
+                         columns=["paper's finding", "ours", "agrees", "tolerance"])
+    if os.environ.get("PDEVAL_VERDICTS"):  # scripts/run_notebooks.py collects the verdicts of full runs
+        table.to_csv(os.environ["PDEVAL_VERDICTS"], index=False)
+    return table
+
+
+def tally(table: pd.DataFrame) -> dict[str, int]:
+    """Counts of findings reproduced (``yes``), partly (``partly``, ``mixed``) and not (the rest)."""
+    outcome = table["agrees"].str.split(" ").str[0]
+    return {"reproduced": int((outcome == "yes").sum()),
+            "partly": int(outcome.isin(["partly", "mixed"]).sum()),
+            "not": int((~outcome.isin(["yes", "partly", "mixed"])).sum())}
