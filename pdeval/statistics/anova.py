@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ import pandas as pd
 from ..errors import PdevalError
 from ..significance import score_matrices
 
-__all__ = ["AnovaFit", "fit_anova", "anova", "Anova"]
+__all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova"]
 
 
 @dataclass
