@@ -20,6 +20,7 @@ from pdeval.errors import PdevalError, SchemaError
 from pdeval.significance import adjust_pvalues, compare
 from pdeval.statistics import anova, topic_set_size, tukey_hsd
 from pdeval.statistics import tukey as tukey_module
+from pdeval.statistics.letters import compact_letter_display
 
 TOL = 1e-9
 
@@ -361,3 +362,65 @@ def test_accessor_dispatches():
     pd.testing.assert_frame_equal(
         frame.ir.topic_set_size(design="ci", ci_width=0.2), topic_set_size(frame, design="ci", ci_width=0.2)
     )
+
+
+# --------------------------------------------------------------------------------------
+# compact letter display and the significance matrix
+# --------------------------------------------------------------------------------------
+
+
+def pairs_frame(means, significant_pairs):
+    runs = [f"s{i}" for i in range(len(means))]
+    rows = [
+        {"measure": "AP", "run_a": runs[i], "run_b": runs[j], "mean_a": means[i], "mean_b": means[j],
+         "significant": (i, j) in significant_pairs}
+        for i in range(len(runs)) for j in range(i + 1, len(runs))
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_letters_worked_example():
+    # best first: s0 > s1 > s2 > s3 > s4; significant: s0-s3, s0-s4, s1-s4
+    frame = pairs_frame([0.5, 0.4, 0.3, 0.2, 0.1], {(0, 3), (0, 4), (1, 4)})
+    out = compact_letter_display(frame)
+    assert list(out["run"]) == ["s0", "s1", "s2", "s3", "s4"]
+    assert list(out["letters"]) == ["a", "ab", "abc", "bc", "c"]
+    # input order does not matter: runs are sorted by mean
+    shuffled = pairs_frame([0.1, 0.5, 0.3], {(0, 1)})
+    assert list(compact_letter_display(shuffled)["letters"]) == ["a", "ab", "b"]
+
+
+def test_letters_reproduce_tukey_significance(real):
+    pairs = tukey_hsd(real, "AP", B=1000, seed=3, progress=False)
+    letters = compact_letter_display(pairs).set_index("run")["letters"]
+    for row in pairs.itertuples():
+        share = bool(set(letters[row.run_a]) & set(letters[row.run_b]))
+        assert share == (not row.significant)
+
+
+def test_letters_refuse_a_pattern_they_cannot_show():
+    # s0-s2 not significant but s0-s1 significant: no consecutive blocks express it
+    frame = pairs_frame([0.5, 0.4, 0.3], {(0, 1)})
+    with pytest.raises(PdevalError, match="not consecutive"):
+        compact_letter_display(frame)
+
+
+def test_significance_matrix_figure(real):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pdeval.plotting import significance_matrix
+
+    pairs = tukey_hsd(real, B=300, seed=0, progress=False)
+    with pytest.raises(SchemaError, match="one \\(measure, variant\\) group"):
+        significance_matrix(pairs)
+    fig = pairs.ir.plot.significance_matrix("AP")
+    image = fig.axes[0].images[0].get_array()
+    m = real["run"].nunique()
+    assert image.shape == (m, m)
+    ap = pairs[pairs["measure"] == "AP"]
+    assert int((image == 2).sum()) == int(ap["significant"].sum())  # upper triangle: row better
+    assert "[a" in fig.axes[0].get_yticklabels()[0].get_text()
+    plt.close(fig)
