@@ -424,3 +424,14 @@ def test_significance_matrix_figure(real):
     assert int((image == 2).sum()) == int(ap["significant"].sum())  # upper triangle: row better
     assert "[a" in fig.axes[0].get_yticklabels()[0].get_text()
     plt.close(fig)
+
+
+def test_report_tukey_table_holds_what_tukey_hsd_returns(real, tmp_path):
+    from pdeval.report import _tukey_summary
+
+    table = _tukey_summary(real, 300, 2).set_index("measure")
+    pairs = tukey_hsd(real, B=300, seed=2, progress=False)
+    for measure, part in pairs.groupby("measure"):
+        assert table.loc[measure, "significant"] == part["significant"].sum()
+        assert table.loc[measure, "pairs"] == len(part)
+    assert table.loc["AP", "residual_variance"] == anova(real, "AP").summary["residual_variance"].item()
