@@ -435,3 +435,15 @@ def test_report_tukey_table_holds_what_tukey_hsd_returns(real, tmp_path):
         assert table.loc[measure, "significant"] == part["significant"].sum()
         assert table.loc[measure, "pairs"] == len(part)
     assert table.loc["AP", "residual_variance"] == anova(real, "AP").summary["residual_variance"].item()
+
+
+@pytest.mark.parametrize("method", ["randomised", "parametric"])
+def test_tukey_ignores_topic_effects(method):
+    """Adding a constant to every score of a topic (an easier topic) changes no decision: the
+    randomised test permutes within topics, the parametric one uses the two-way residual."""
+    matrix = scores(m=5, n=15, seed=31)
+    shifted = matrix + np.random.default_rng(1).normal(0, 0.3, (1, 15))
+    a = tukey_hsd(to_frame(matrix), method=method, B=500, seed=4, progress=False)
+    b = tukey_hsd(to_frame(shifted), method=method, B=500, seed=4, progress=False)
+    for column in ("diff", "p_value", "hsd"):
+        np.testing.assert_allclose(a[column], b[column], atol=1e-9)
