@@ -490,7 +490,7 @@ def significance_matrix(
     from matplotlib.colors import ListedColormap
 
     from .errors import PdevalError
-    from .statistics.letters import _letters, pair_groups
+    from .statistics.letters import letters_for, pair_groups
 
     groups = list(pair_groups(pairs, measure))
     if len(groups) != 1:
@@ -505,7 +505,7 @@ def significance_matrix(
     labels = [_wrap(r, 28) for r in runs]
     if letters:
         try:
-            labels = [f"{label} [{code}]" for label, code in zip(labels, _letters(significant))]
+            labels = [f"{label} [{code}]" for label, code in zip(labels, letters_for(significant))]
         except PdevalError:
             pass
     size = min(24.0, max(5.0, 0.22 * m + 3.0))

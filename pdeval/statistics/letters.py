@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import PdevalError, SchemaError
 
-__all__ = ["compact_letter_display", "pair_groups"]
+__all__ = ["compact_letter_display", "letters_for", "pair_groups"]
 
 SYMBOLS = string.ascii_lowercase + string.ascii_uppercase
 _PAIR_COLUMNS = ("run_a", "run_b", "mean_a", "mean_b", "significant")
@@ -57,7 +57,7 @@ def pair_groups(pairs: pd.DataFrame, measure: Optional[str] = None) -> Iterator[
         yield dict(zip(keys, key)), runs, means.to_numpy(), significant
 
 
-def _letters(significant: np.ndarray) -> list[str]:
+def letters_for(significant: np.ndarray) -> list[str]:
     """Letters of runs sorted by mean; see the module docstring."""
     m = significant.shape[0]
     upper = np.triu(significant, k=1)
@@ -91,7 +91,7 @@ def compact_letter_display(pairs: pd.DataFrame, measure: Optional[str] = None) -
         frames.append(
             pd.DataFrame(
                 {**{k: [v] * len(runs) for k, v in keys.items()}, "rank": np.arange(1, len(runs) + 1),
-                 "run": runs, "mean": means, "letters": _letters(significant)}
+                 "run": runs, "mean": means, "letters": letters_for(significant)}
             )
         )
     return pd.concat(frames, ignore_index=True)
