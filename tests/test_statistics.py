@@ -21,6 +21,7 @@ from pdeval.significance import adjust_pvalues, compare
 from pdeval.statistics import anova, topic_set_size, tukey_hsd
 from pdeval.statistics import tukey as tukey_module
 from pdeval.statistics.letters import compact_letter_display
+from pdeval.statistics.studentized_range import studentized_range_sf
 
 TOL = 1e-9
 
@@ -141,6 +142,25 @@ def test_parametric_tukey_equals_formula_with_studentized_range():
         assert row.hsd == pytest.approx(crit, rel=TOL)
         assert (row.ci_low, row.ci_high) == pytest.approx((d - crit, d + crit), abs=TOL)
         assert row.significant == (abs(d) > crit)
+
+
+@pytest.mark.parametrize(
+    "k, df",
+    [(2, 1), (2, 2), (3, 4), (3, 10), (5, 20), (10, 45), (15, 700), (63, 3224), (68, 4355), (100, 9801),
+     (200, 20000), (2, 5000), (30, 99999), (30, 100000), (30, 10**6)],
+)  # fmt: skip
+def test_studentized_range_sf_equals_scipy(k, df):
+    q = np.array([0.0, 0.01, 0.1, 0.5, 1, 2, 3, 3.5, 4, 4.5, 5, 5.5, 6, 7, 8, 10, 15, 30, 100])
+    expected = st.studentized_range.sf(q, k, df)
+    np.testing.assert_allclose(studentized_range_sf(q, k, df), expected, rtol=0, atol=1e-9)
+
+
+def test_studentized_range_sf_shapes_and_nan():
+    out = studentized_range_sf(np.array([[np.nan, -1.0], [3.0, np.inf]]), 4, 30)
+    assert out.shape == (2, 2) and np.isnan(out[0, 0]) and out[0, 1] == 1.0 and out[1, 1] == 0.0
+    assert out[1, 0] == pytest.approx(st.studentized_range.sf(3.0, 4, 30), abs=1e-9)
+    with pytest.raises(PdevalError, match="k >= 2"):
+        studentized_range_sf(1.0, 1, 10)
 
 
 def test_one_way_parametric_tukey_equals_scipy_tukey_hsd():

@@ -8,7 +8,8 @@ Experiments in Information Retrieval*, sec. 4.4): with ``V_E`` and ``phi_E`` of 
 ANOVA without replication (:mod:`pdeval.statistics.anova`; one-way with ``two_way=False``),
 
 * ``q_ij = |xi. - xj.| / sqrt(V_E / n)``, ``p_ij = P(Q(m, phi_E) >= q_ij)`` for the
-  studentised range distribution Q (``scipy.stats.studentized_range``);
+  studentised range distribution Q (:func:`~pdeval.statistics.studentized_range.studentized_range_sf`,
+  vectorised over pairs, equal to ``scipy.stats.studentized_range.sf`` to 1e-9);
 * ``HSD = q(alpha; m, phi_E) sqrt(V_E / n)``; the simultaneous interval is ``diff +- HSD``.
 
 *Randomised* (Carterette 2012, TOIS 30(1), "Multiple testing in statistical analysis of
@@ -40,7 +41,6 @@ seed gives the same p-values.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Literal, Optional, Sequence, Union
 
 import numpy as np
@@ -50,6 +50,7 @@ from ..errors import PdevalError
 from ..progress import progress_bar
 from ..significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
 from .anova import fit_anova
+from .studentized_range import studentized_range_sf
 
 __all__ = ["tukey_hsd", "randomised_ranges"]
 
@@ -85,25 +86,6 @@ def randomised_ranges(
             base = means[:, baselines]
             out[start : start + size] = np.maximum(high[:, None] - base, base - low[:, None]).max(axis=1)
     return out
-
-
-def _studentized_range_sf(q: np.ndarray, m: int, df: int, progress: bool) -> np.ndarray:
-    """``scipy.stats.studentized_range.sf`` of every value, in chunks behind a progress bar.
-
-    SciPy integrates numerically for each value (about 20 ms each), so thousands of pairs
-    take tens of seconds; equal values are computed once.
-    """
-    from scipy.stats import studentized_range
-
-    values, inverse = np.unique(q, return_inverse=True)
-    out = np.empty(values.size)
-    step = 64
-    starts = range(0, values.size, step)
-    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="studentised range"):
-        with warnings.catch_warnings():  # SciPy's quadrature warns far in the tail, where sf ~ 1e-15
-            warnings.simplefilter("ignore")
-            out[start : start + step] = studentized_range.sf(values[start : start + step], m, df)
-    return out[inverse]
 
 
 def tukey_hsd(
@@ -162,7 +144,7 @@ def tukey_hsd(
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.abs(diff) / scale
         if method == "parametric":
-            p_value = _studentized_range_sf(q, m, fit.df_residual, progress)
+            p_value = studentized_range_sf(q, m, fit.df_residual)
             hsd = float(studentized_range.ppf(1.0 - alpha, m, fit.df_residual)) * scale
         else:
             ranges = np.sort(randomised_ranges(scores, B, seed=seed, baselines=family, progress=progress))
