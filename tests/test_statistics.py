@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import pdeval
 from pdeval.errors import PdevalError, SchemaError
@@ -467,3 +469,20 @@ def test_tukey_ignores_topic_effects(method):
     b = tukey_hsd(to_frame(shifted), method=method, B=500, seed=4, progress=False)
     for column in ("diff", "p_value", "hsd"):
         np.testing.assert_allclose(a[column], b[column], atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    means=hs.lists(hs.floats(0, 1, allow_nan=False), min_size=2, max_size=12),
+    threshold=hs.floats(0, 0.6, allow_nan=False),
+)
+def test_letters_express_any_threshold_pattern(means, threshold):
+    """Any 'significant iff |diff| > threshold' pattern (Tukey's HSD) has a letter display, and
+    two runs share a letter exactly when they are not significantly different."""
+    means = np.asarray(means)
+    significant = {(i, j) for i in range(len(means)) for j in range(i + 1, len(means)) if abs(means[i] - means[j]) > threshold}
+    frame = pairs_frame(list(means), significant)
+    letters = compact_letter_display(frame).set_index("run")["letters"]
+    assert list(compact_letter_display(frame)["mean"]) == sorted(means, reverse=True)
+    for row in frame.itertuples():
+        assert bool(set(letters[row.run_a]) & set(letters[row.run_b])) == (not row.significant)
