@@ -9,7 +9,9 @@
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
   :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`;
 * judging measures: :func:`rank_correlation`, :func:`correlation_table`, :func:`swap_rates`,
-  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`.
+  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
+* many systems at once, topics paired: :func:`tukey_hsd`, :func:`anova` (with Sakai's
+  ES_E2 effect sizes), :func:`topic_set_size`.
 """
 
 import sys
@@ -24,6 +26,7 @@ from .measures import available as available_measures
 from .measures import parse as parse_measure
 from .ranking import rank_run
 from .significance import compare, discriminative_power, swap_rates
+from .statistics import anova, topic_set_size, tukey_hsd
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
     from . import dask
@@ -32,6 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LEVEL_GRIDS",
+    "anova",
     "available_measures",
     "compare",
     "correlation_table",
@@ -53,7 +57,9 @@ __all__ = [
     "summarize",
     "swap_rates",
     "system_means",
+    "topic_set_size",
     "training_sensitivity",
+    "tukey_hsd",
     "write_qrels",
     "write_run",
 ]

@@ -134,6 +134,24 @@ class IRAccessor:
 
         return compare(self._need("result", "compare"), **options)
 
+    def tukey_hsd(self, measure: Any = None, **options: Any) -> pd.DataFrame:
+        """``pdeval.tukey_hsd(result, measure, **options)``: Tukey's HSD, topics paired."""
+        from .statistics import tukey_hsd
+
+        return tukey_hsd(self._need("result", "tukey_hsd"), measure, **options)
+
+    def anova(self, measure: Any = None, **options: Any):
+        """``pdeval.anova(result, measure, **options)``: ANOVA table, V_E and ES_E2."""
+        from .statistics import anova
+
+        return anova(self._need("result", "anova"), measure, **options)
+
+    def topic_set_size(self, measure: Any = None, **options: Any) -> pd.DataFrame:
+        """``pdeval.topic_set_size(result, measure, **options)``: topics needed (Sakai 2016)."""
+        from .statistics import topic_set_size
+
+        return topic_set_size(self._need("result", "topic_set_size"), measure, **options)
+
     def training_sensitivity(self, **options: Any):
         """``pdeval.training_sensitivity(result, **options)``."""
         from .experiments import training_sensitivity

@@ -12,7 +12,9 @@ One function per figure of the literature the package reproduces:
 * :func:`discriminative_power_bars` -- share of significantly different run pairs (Sakai 2007);
 * :func:`swap_rate_curve` -- swap rate vs difference bin (Voorhees & Buckley 2002; Ahlgren &
   Groenqvist 2008);
-* :func:`topic_distributions` -- per-topic values of one measure, per run.
+* :func:`topic_distributions` -- per-topic values of one measure, per run;
+* :func:`significance_matrix` -- which run pairs differ significantly (e.g. Tukey's HSD),
+  runs ordered by mean, with their compact letter display.
 
 Functions that facet return a :class:`seaborn.FacetGrid` (its ``.figure`` is the matplotlib
 figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. No function
@@ -41,6 +43,7 @@ __all__ = [
     "discriminative_power_bars",
     "swap_rate_curve",
     "topic_distributions",
+    "significance_matrix",
 ]
 
 #: axis labels of the statistics of :func:`pdeval.rank_correlation`
@@ -464,5 +467,67 @@ def topic_distributions(
     ax.set_title(f"Per-topic {measure} of each run ({topics} topics)")
     if hue:
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), title=hue)
+    fig.tight_layout()
+    return fig
+
+
+def significance_matrix(
+    pairs: pd.DataFrame,
+    measure: Optional[str] = None,
+    *,
+    letters: bool = True,
+    title: Optional[str] = None,
+) -> Figure:
+    """Pairwise significance of all run pairs as a matrix, runs ordered by mean (best first).
+
+    ``pairs``: the output of :func:`pdeval.tukey_hsd` (or :func:`pdeval.compare` without a
+    baseline) for one (measure, variant) group (``measure`` selects one). Cell [row, column]
+    is green when the row run is significantly better than the column run, red when it is
+    significantly worse, grey otherwise. With ``letters`` the run labels carry the compact
+    letter display (:func:`pdeval.statistics.letters.compact_letter_display`) when the
+    pattern allows one.
+    """
+    from matplotlib.colors import ListedColormap
+
+    from .errors import PdevalError
+    from .statistics.letters import letters_for, pair_groups
+
+    groups = list(pair_groups(pairs, measure))
+    if len(groups) != 1:
+        raise SchemaError(
+            f"significance_matrix draws one (measure, variant) group; the pairs hold {len(groups)}: "
+            f"{[g[0] for g in groups][:5]}. Select one (measure=..., or filter the variant rows)."
+        )
+    keys, runs, means, significant = groups[0]
+    m = len(runs)
+    cells = np.where(significant, np.where(np.arange(m)[:, None] < np.arange(m)[None, :], 2, 0), 1)
+    np.fill_diagonal(cells, 1)
+    labels = [_wrap(r, 28) for r in runs]
+    if letters:
+        try:
+            labels = [f"{label} [{code}]" for label, code in zip(labels, letters_for(significant))]
+        except PdevalError:
+            pass
+    size = min(24.0, max(5.0, 0.22 * m + 3.0))
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    cmap = ListedColormap(["#c0392b", "#e5e5e5", "#27ae60"])
+    ax.imshow(cells, cmap=cmap, vmin=0, vmax=2, interpolation="nearest")
+    fontsize = max(4.0, min(9.0, 400.0 / max(m, 1)))
+    ax.set_xticks(range(m))
+    ax.set_yticks(range(m))
+    ax.set_xticklabels([str(i + 1) for i in range(m)], fontsize=fontsize)
+    ax.set_yticklabels([f"{i + 1}. {label}" for i, label in enumerate(labels)], fontsize=fontsize)
+    ax.set_xlabel("run (rank by mean)")
+    from matplotlib.patches import Patch
+
+    ax.legend(
+        handles=[Patch(color="#27ae60", label="row significantly better"),
+                 Patch(color="#c0392b", label="row significantly worse"),
+                 Patch(color="#e5e5e5", label="not significant")],
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+    )
+    where = ", ".join(f"{k}={v}" for k, v in keys.items())
+    share = significant[np.triu_indices(m, 1)].mean() if m > 1 else float("nan")
+    ax.set_title(title or f"Significantly different run pairs ({where}): {share:.0%} of {m * (m - 1) // 2}")
     fig.tight_layout()
     return fig

@@ -46,6 +46,8 @@ TABLES = {
     "partial": "Agreement with the full-judgment ranking for the partial qrels",
     "discriminative_power": "Discriminative power on full judgments (Sakai's paired bootstrap test)",
     "swap_rates": "Swap rates and difference required on full judgments (Voorhees & Buckley 2002)",
+    "tukey_hsd": "Run pairs significantly different on full judgments by the randomised Tukey HSD test "
+    "(family-wise error of all pairs at 0.05; Carterette 2012, Sakai 2018), and the ANOVA residual variance",
     "measure_correlation": "Kendall's tau_b between the full-judgment rankings of each pair of measures",
 }
 TAU = {"tau_b": "τ_b", "tau_ap": "τ_AP", "rms": "RMS"}
@@ -128,6 +130,18 @@ def _tiers(frame: pd.DataFrame, column: str) -> list[tuple[str, float]]:
     return [(" and ".join(names), value) for value, names in tiers.items()]
 
 
+def _tukey_summary(full: pd.DataFrame, B: int, seed: int) -> pd.DataFrame:
+    """Per measure: pairs significant by the randomised Tukey HSD, its threshold, and V_E."""
+    from .statistics import anova, tukey_hsd
+
+    pairs = tukey_hsd(full, B=B, seed=seed, progress=False)
+    table = pairs.groupby("measure", sort=False).agg(
+        pairs=("significant", "size"), significant=("significant", "sum"), hsd=("hsd", "first"))
+    table["share"] = table["significant"] / table["pairs"]
+    variance = anova(full).summary.set_index("measure")["residual_variance"]
+    return table.join(variance).reset_index()
+
+
 def findings(tables: dict, info: dict) -> list[str]:
     """The report's statements in plain words, every number read from ``tables``."""
     summary = tables["summary"]
@@ -199,6 +213,13 @@ def findings(tables: dict, info: dict) -> list[str]:
         f"({b['label']}) and {_names(power, 'power', w['power'])} the lowest ({w['label']}), "
         f"by a paired bootstrap test with B = {int(b['B'])} at α = {b['alpha']:g}."
     )
+    if "tukey_hsd" in tables:
+        tukey = tables["tukey_hsd"]
+        lines.append(
+            "Keeping the family-wise error of all run pairs at 0.05 (randomised Tukey HSD), "
+            + ", ".join(f"{r.measure} separates {int(r.significant)}/{int(r.pairs)} pairs" for r in tukey.itertuples())
+            + "."
+        )
     return lines
 
 
@@ -384,6 +405,7 @@ def report(
     stage(stages[4])
     power = discriminative_power(full, B=B, seed=seed, progress=False).summary
     tables["discriminative_power"] = power
+    tables["tukey_hsd"] = _tukey_summary(full, B, seed)
     bar.update()
 
     stage(stages[5])

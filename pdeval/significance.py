@@ -45,6 +45,7 @@ __all__ = [
     "DiscriminativePower",
     "compare",
     "adjust_pvalues",
+    "baseline_pairs",
 ]
 
 #: |mean| and sd below this are treated as 0 in studentised statistics (MEASURES.md E10)
@@ -137,6 +138,32 @@ def score_matrices(
 def _pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     """Unordered pairs (i < j) in input order: (0,1), (0,2), ..., (1,2), ..."""
     return np.triu_indices(m, k=1)
+
+
+def baseline_pairs(runs: Sequence, baselines: Union[str, Sequence[str]], where: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(run, baseline) index pairs: each baseline in the given order against every run in input
+    order, except itself and the baselines before it (a pair of baselines appears once).
+
+    An unknown baseline raises :class:`~pdeval.errors.SchemaError` naming it and the runs.
+    """
+    wanted = [baselines] if isinstance(baselines, str) else list(baselines)
+    if not wanted:
+        raise PdevalError("baselines must name at least one run")
+    if len(set(wanted)) != len(wanted):
+        raise PdevalError(f"baselines repeat a run: {wanted}")
+    index = {r: k for k, r in enumerate(runs)}
+    missing = [b for b in wanted if b not in index]
+    if missing:
+        named = ", ".join(repr(b) for b in missing)
+        raise SchemaError(f"baseline {named} is not a run of {where or 'the result'}; runs: {list(runs)[:10]}")
+    positions = np.array([index[b] for b in wanted], dtype=np.int64)
+    m = len(runs)
+    # keep[k, i]: run i is compared with baseline k unless it is baseline k or an earlier one
+    keep = np.ones((positions.size, m), dtype=bool)
+    earlier = np.tril(np.ones((positions.size, positions.size), dtype=bool))
+    keep[:, positions] = ~earlier  # earlier[k, l]: baseline l is k or comes before it
+    kk, ii = np.nonzero(keep)
+    return ii, positions[kk]
 
 
 # ---------------------------------------------------------------------------------------
@@ -692,11 +719,25 @@ def _permutation_p(z: np.ndarray, permutations: int, rng: np.random.Generator, p
 
 TestName = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap"]
 
+#: number of topics from which :func:`compare` notes that Wilcoxon and sign tests are over-sensitive
+LARGE_TOPICS = 1000
+
+
+def _oversensitivity_note(test: str, n: int, large_topics: Optional[int]) -> str:
+    """The ``note`` of a Wilcoxon / sign test on ``n >= large_topics`` topics, else ``""``."""
+    if test not in ("wilcoxon", "sign") or large_topics is None or n < large_topics:
+        return ""
+    return (
+        f"{n} topics: with this many topics the {test} test rejects true null hypotheses of equal "
+        "means far more often than alpha (Ihemelandu & Ekstrand, SIGIR 2023); prefer test='t', "
+        "'permutation' or 'bootstrap'"
+    )
+
 
 def compare(
     result: pd.DataFrame,
     *,
-    baseline: Optional[str] = None,
+    baseline: Union[None, str, Sequence[str]] = None,
     test: TestName = "t",
     correction: Optional[Literal["holm", "bonferroni", "fdr_bh"]] = "holm",
     alpha: float = 0.05,
@@ -707,11 +748,15 @@ def compare(
     confidence: float = 0.95,
     progress: bool = False,
     system: str = "run",
+    large_topics: Optional[int] = LARGE_TOPICS,
 ) -> pd.DataFrame:
     """Paired significance tests between runs, per measure and variant.
 
     Pairs: each run against ``baseline`` if given (columns ``run``, ``baseline``), else every
-    unordered pair in input order (``run_a``, ``run_b``). With per-topic differences
+    unordered pair in input order (``run_a``, ``run_b``). ``baseline`` may name several runs:
+    each is compared with every other run (a pair of baselines once, see
+    :func:`baseline_pairs`), and the correction runs over all these comparisons of a
+    (measure, variant). With per-topic differences
     ``z = a - b`` over the n topics:
 
     ``t``
@@ -735,7 +780,15 @@ def compare(
     percentile bootstrap for ``bootstrap``, Student t otherwise), ``statistic``
     (t, Wilcoxon's T, #positive signs, mean difference, t(z)), ``p_value``, ``p_adjusted``
     (``correction`` over the pairs of each (measure, variant) family), ``significant``
-    (``p_adjusted < alpha``), ``test``.
+    (``p_adjusted < alpha``), ``test``, ``note``.
+
+    ``note`` is empty except for the Wilcoxon and sign tests on ``large_topics`` topics or
+    more: Ihemelandu & Ekstrand (SIGIR 2023, "Inference at scale") found that on large query
+    samples these tests reject a true null hypothesis of equal means far more often than
+    ``alpha`` (they test medians / symmetry, which rarely hold exactly), while t, permutation
+    and bootstrap tests keep their error rate. The test is still run; the note says so. The
+    default of 1000 topics is pdeval's choice (their experiments used thousands of queries),
+    ``None`` turns the note off.
     """
     from scipy import stats
 
@@ -750,14 +803,8 @@ def compare(
         scores, runs = group.scores, group.runs
         m, n = scores.shape
         if baseline is not None:
-            if baseline not in runs:
-                raise SchemaError(
-                    f"baseline {baseline!r} is not a run of measure {group.measure!r} {group.variant}; runs: {runs[:10]}"
-                )
-            b = runs.index(baseline)
-            ii = np.array([i for i in range(m) if i != b], dtype=np.int64)
-            jj = np.full(ii.size, b, dtype=np.int64)
-            pair_columns = {"run": [runs[i] for i in ii], "baseline": [baseline] * ii.size}
+            ii, jj = baseline_pairs(runs, baseline, f"measure {group.measure!r} {group.variant}")
+            pair_columns = {"run": [runs[i] for i in ii], "baseline": [runs[j] for j in jj]}
         else:
             ii, jj = _pair_indices(m)
             pair_columns = {"run_a": [runs[i] for i in ii], "run_b": [runs[j] for j in jj]}
@@ -817,6 +864,7 @@ def compare(
         frame["p_adjusted"] = adjust_pvalues(frame["p_value"].to_numpy(), correction)
         frame["significant"] = frame["p_adjusted"].to_numpy() < alpha
         frame["test"] = test
+        frame["note"] = _oversensitivity_note(test, n, large_topics)
         frames.append(frame)
     if not frames:
         return pd.DataFrame()

@@ -1,0 +1,167 @@
+"""Topic set size design (Sakai 2016, "Topic set size design", Information Retrieval
+Journal 19(3): 256-283; Sakai 2018, *Laboratory Experiments in Information Retrieval*, ch. 6).
+
+How many topics does a test collection need so that an experiment meets a statistical
+requirement? Three designs, each the smallest ``n >= 2`` that meets it:
+
+``design="t"`` (paired t-test, two-sided, level ``alpha``)
+    power ``1 - beta`` for a true mean difference ``min_delta``. With the standard deviation
+    ``sigma_d`` of the per-topic differences, ``lambda = sqrt(n) min_delta / sigma_d`` and
+    ``t_c = t_{alpha/2}(n - 1)``: ``power(n) = P(T' >= t_c) + P(T' <= -t_c)``, T' the
+    noncentral t with ``n - 1`` degrees of freedom and noncentrality ``lambda``.
+``design="anova"`` (one-way ANOVA over ``n_systems`` = m systems)
+    power ``1 - beta`` when the best and worst of the m systems differ by ``min_delta``
+    (the least favourable configuration: the other means halfway between, so
+    ``sum_i (mu_i - mu)^2 = min_delta^2 / 2``): ``lambda = n min_delta^2 / (2 sigma^2)``,
+    ``power(n) = P(F'(m - 1, m(n - 1); lambda) >= F_alpha(m - 1, m(n - 1)))``.
+``design="ci"`` (confidence interval of a paired mean difference)
+    the expected width of the ``1 - alpha`` interval is at most ``ci_width``:
+    ``2 t_{alpha/2}(n - 1) E[s_d] / sqrt(n) <= ci_width`` with
+    ``E[s_d] = sigma_d sqrt(2 / (n - 1)) Gamma(n / 2) / Gamma((n - 1) / 2)``.
+
+The variance: ``sigma^2`` is the variance of a single score around its system and topic
+effects, estimated (Sakai 2016, sec. 6) by the residual variance ``V_E`` of a two-way ANOVA
+without replication on existing runs (:func:`pdeval.anova`); the paired designs use
+``sigma_d^2 = 2 sigma^2`` (the variance of a difference of two such scores).
+
+Powers are computed exactly with SciPy's noncentral t and F distributions. Sakai's Excel
+tools approximate the noncentral distributions by normal ones, so their answers can differ
+from these by a topic or so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import PdevalError
+from ..significance import score_matrices
+from .anova import fit_anova
+
+__all__ = ["topic_set_size", "required_topics"]
+
+Design = Literal["t", "anova", "ci"]
+
+
+def _criterion(design: str, n: np.ndarray, variance: float, alpha: float, target: float, m: int) -> np.ndarray:
+    """Power (t, anova) or expected CI width (ci) for every candidate topic count ``n``."""
+    from scipy import special, stats
+
+    if design == "t":
+        sd = math.sqrt(2.0 * variance)
+        df = n - 1.0
+        tc = stats.t.isf(alpha / 2.0, df)
+        nc = np.sqrt(n) * target / sd
+        return stats.nct.sf(tc, df, nc) + stats.nct.cdf(-tc, df, nc)
+    if design == "anova":
+        df1, df2 = m - 1.0, m * (n - 1.0)
+        crit = stats.f.isf(alpha, df1, df2)
+        return stats.ncf.sf(crit, df1, df2, n * target**2 / (2.0 * variance))
+    sd = math.sqrt(2.0 * variance)
+    c4 = np.sqrt(2.0 / (n - 1.0)) * np.exp(special.gammaln(n / 2.0) - special.gammaln((n - 1.0) / 2.0))
+    return 2.0 * stats.t.isf(alpha / 2.0, n - 1.0) * sd * c4 / np.sqrt(n)
+
+
+def required_topics(
+    variance: float,
+    *,
+    design: Design = "t",
+    alpha: float = 0.05,
+    beta: float = 0.20,
+    min_delta: Optional[float] = None,
+    ci_width: Optional[float] = None,
+    n_systems: Optional[int] = None,
+    max_topics: int = 1_000_000,
+) -> tuple[int, float]:
+    """``(n, achieved)``: the smallest topic count of a design (module docstring) and its
+    power (``t``, ``anova``) or expected interval width (``ci``).
+
+    Candidates are evaluated as one vectorised array, in windows that double in size up
+    to ``max_topics`` (a :class:`~pdeval.errors.PdevalError` if none suffices).
+    """
+    if design not in ("t", "anova", "ci"):
+        raise PdevalError(f"design must be 't', 'anova' or 'ci', not {design!r}")
+    if not (variance > 0 and math.isfinite(variance)):
+        raise PdevalError(f"the variance must be a positive number, got {variance!r}")
+    if not 0 < alpha < 1:
+        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if design == "ci":
+        if ci_width is None or not ci_width > 0:
+            raise PdevalError("design='ci' needs ci_width > 0 (the largest acceptable interval width)")
+        target, m = float(ci_width), 0
+    else:
+        if min_delta is None or not min_delta > 0:
+            raise PdevalError(f"design={design!r} needs min_delta > 0 (the smallest difference to detect)")
+        if not 0 < beta < 1:
+            raise PdevalError(f"beta must lie in (0, 1), got {beta!r}")
+        target = float(min_delta)
+        m = 2 if design == "t" else int(n_systems or 0)
+        if m < 2:
+            raise PdevalError("design='anova' needs n_systems >= 2 (the number of systems compared)")
+    low, high = 2, 64
+    while low <= max_topics:
+        n = np.arange(low, min(high, max_topics) + 1, dtype=np.float64)
+        value = _criterion(design, n, variance, alpha, target, m)
+        ok = value <= target if design == "ci" else value >= 1.0 - beta
+        if ok.any():
+            first = int(np.argmax(ok))
+            return int(n[first]), float(value[first])
+        low, high = high + 1, high * 4
+    raise PdevalError(f"more than max_topics={max_topics} topics would be needed; relax the requirement")
+
+
+def topic_set_size(
+    source: Union[float, pd.DataFrame],
+    measure: Union[None, str, Sequence[str]] = None,
+    *,
+    design: Design = "t",
+    alpha: float = 0.05,
+    beta: float = 0.20,
+    min_delta: Union[None, float, Sequence[float]] = None,
+    ci_width: Union[None, float, Sequence[float]] = None,
+    n_systems: Optional[int] = None,
+    system: str = "run",
+) -> pd.DataFrame:
+    """Topics needed for a paired t-test, a one-way ANOVA or a CI width (Sakai 2016).
+
+    ``source`` is the variance ``sigma^2`` of single scores, or a result frame: then
+    ``sigma^2`` is the residual variance ``V_E`` of the two-way ANOVA without replication of
+    each (measure, variant) group, and ``n_systems`` (``design="anova"``) defaults to its
+    number of runs. ``min_delta`` (``t``, ``anova``) or ``ci_width`` (``ci``) may be a list:
+    one row each. Formulas: module docstring.
+
+    Returns columns (``measure``, variant keys when ``source`` is a frame), ``variance``,
+    ``design``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or ``ci_width``,
+    ``n_systems`` (``anova``), ``n_topics``, and ``power`` or ``expected_width`` at
+    ``n_topics``.
+    """
+    targets = ci_width if design == "ci" else min_delta
+    targets = [targets] if targets is None or np.isscalar(targets) else list(targets)
+    name = "ci_width" if design == "ci" else "min_delta"
+    if isinstance(source, pd.DataFrame):
+        groups = [
+            ({"measure": g.measure, **g.variant}, fit_anova(g.scores).residual_variance, g.scores.shape[0])
+            for g in score_matrices(source, measure, system=system)
+        ]
+    else:
+        groups = [({}, float(source), None)]
+    rows = []
+    for keys, variance, runs in groups:
+        m = n_systems if n_systems is not None else runs
+        for target in targets:
+            options = {"ci_width": target} if design == "ci" else {"min_delta": target}
+            n, achieved = required_topics(
+                variance, design=design, alpha=alpha, beta=beta, n_systems=m, **options
+            )
+            row = {**keys, "variance": variance, "design": design, "alpha": alpha}
+            row["beta"] = float("nan") if design == "ci" else beta
+            row[name] = target
+            if design == "anova":
+                row["n_systems"] = m
+            row["n_topics"] = n
+            row["expected_width" if design == "ci" else "power"] = achieved
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,488 @@
+"""Tests of pdeval.statistics: ANOVA and ES_E2, Tukey's HSD, topic-set size, and compare's
+several baselines / over-sensitivity notes.
+
+Oracles: statsmodels (``ols`` + ``anova_lm``; ``TTestPower``; ``FTestAnovaPower``), SciPy
+(``studentized_range``; ``tukey_hsd`` for the one-way case; the chi distribution), and an
+O(B n) loop over resamples and topics written here for the randomised Tukey HSD.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import pdeval
+from pdeval.errors import PdevalError, SchemaError
+from pdeval.significance import adjust_pvalues, compare
+from pdeval.statistics import anova, topic_set_size, tukey_hsd
+from pdeval.statistics import tukey as tukey_module
+from pdeval.statistics.letters import compact_letter_display
+from pdeval.statistics.studentized_range import studentized_range_sf
+
+TOL = 1e-9
+
+
+def to_frame(matrix, runs=None, measure="AP"):
+    matrix = np.asarray(matrix, dtype=float)
+    m, n = matrix.shape
+    runs = runs or [f"r{i}" for i in range(m)]
+    return pd.DataFrame(
+        {
+            "run": np.repeat(runs, n),
+            "query_id": np.tile([f"q{j:03d}" for j in range(n)], m),
+            "measure": measure,
+            "value": matrix.ravel(),
+        }
+    )
+
+
+def scores(m=6, n=25, seed=0):
+    """System effects + topic effects + noise, like per-topic values of a measure."""
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.random((m, 1)) * 0.15 + rng.random((1, n)) * 0.6 + rng.normal(0, 0.08, (m, n)), 0, 1)
+
+
+@pytest.fixture(scope="module")
+def real():
+    """Per-topic AP of the bundled CLEF eHealth 2018 runs (real, tied scores, 50 topics)."""
+    data = pdeval.datasets.load("clef2018")
+    return pdeval.evaluate(data.runs, data.qrels, ["AP", "nDCG@10"], complete=True)
+
+
+# --------------------------------------------------------------------------------------
+# ANOVA against statsmodels
+# --------------------------------------------------------------------------------------
+
+
+def statsmodels_table(frame, formula):
+    smf = pytest.importorskip("statsmodels.formula.api")
+    from statsmodels.stats.anova import anova_lm
+
+    model = smf.ols(formula, data=frame).fit()
+    return model, anova_lm(model)
+
+
+@pytest.mark.parametrize("source", ["synthetic", "real"])
+def test_two_way_anova_equals_statsmodels(source, real):
+    frame = to_frame(scores()) if source == "synthetic" else real[real["measure"] == "AP"]
+    model, expected = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
+    out = anova(frame, "AP")
+    table = out.table.set_index("source")
+    for ours, theirs in [("system", "C(run)"), ("topic", "C(query_id)"), ("residual", "Residual")]:
+        for column, sm in [("df", "df"), ("sum_sq", "sum_sq"), ("mean_sq", "mean_sq"), ("F", "F"), ("p_value", "PR(>F)")]:
+            a, b = table.loc[ours, column], expected.loc[theirs, sm]
+            if np.isnan(b):
+                assert np.isnan(a)
+            else:
+                assert a == pytest.approx(b, rel=TOL, abs=TOL), (ours, column)
+    assert out.summary["residual_variance"].item() == pytest.approx(model.mse_resid, rel=TOL)
+    assert out.summary["df_residual"].item() == model.df_resid
+
+
+def test_one_way_anova_equals_statsmodels():
+    frame = to_frame(scores(m=4, n=12, seed=3))
+    model, expected = statsmodels_table(frame, "value ~ C(run)")
+    out = anova(frame, two_way=False)
+    table = out.table.set_index("source")
+    assert list(table.index) == ["system", "residual"]
+    for ours, theirs in [("system", "C(run)"), ("residual", "Residual")]:
+        assert table.loc[ours, "sum_sq"] == pytest.approx(expected.loc[theirs, "sum_sq"], rel=TOL)
+        assert table.loc[ours, "df"] == expected.loc[theirs, "df"]
+    assert table.loc["system", "p_value"] == pytest.approx(expected.loc["C(run)", "PR(>F)"], rel=TOL)
+    assert out.summary["residual_variance"].item() == pytest.approx(model.mse_resid, rel=TOL)
+
+
+def test_es_e2_and_interval_from_residual_variance():
+    matrix = scores(m=5, n=30, seed=4)
+    frame = to_frame(matrix)
+    model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
+    out = anova(frame, alpha=0.05).effect_sizes
+    means = matrix.mean(axis=1)
+    assert len(out) == 10
+    row = out[(out["run_a"] == "r1") & (out["run_b"] == "r3")].iloc[0]
+    es = (means[1] - means[3]) / math.sqrt(model.mse_resid)
+    half = st.studentized_range.ppf(0.95, 5, model.df_resid) / math.sqrt(30)
+    assert row["es_e2"] == pytest.approx(es, rel=TOL)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((es - half, es + half), rel=TOL)
+
+
+def test_anova_variants_are_separate_groups():
+    a = to_frame(scores(seed=1)).assign(level=10)
+    b = to_frame(scores(seed=2)).assign(level=50)
+    out = anova(pd.concat([a, b]))
+    assert sorted(out.summary["level"]) == [10, 50]
+    alone = anova(b.drop(columns="level")).summary["residual_variance"].item()
+    assert out.summary.set_index("level").loc[50, "residual_variance"] == pytest.approx(alone, rel=TOL)
+
+
+# --------------------------------------------------------------------------------------
+# parametric Tukey HSD
+# --------------------------------------------------------------------------------------
+
+
+def test_parametric_tukey_equals_formula_with_studentized_range():
+    matrix = scores(m=5, n=20, seed=7)
+    frame = to_frame(matrix)
+    out = tukey_hsd(frame, "AP", method="parametric", progress=False)
+    m, n = matrix.shape
+    model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
+    ve, df = model.mse_resid, model.df_resid
+    means = matrix.mean(axis=1)
+    crit = st.studentized_range.ppf(0.95, m, df) * math.sqrt(ve / n)
+    assert len(out) == 10
+    for row in out.itertuples():
+        i, j = int(row.run_a[1:]), int(row.run_b[1:])
+        d = means[i] - means[j]
+        assert row.diff == pytest.approx(d, abs=TOL)
+        assert row.p_value == pytest.approx(st.studentized_range.sf(abs(d) / math.sqrt(ve / n), m, df), abs=TOL)
+        assert row.hsd == pytest.approx(crit, rel=TOL)
+        assert (row.ci_low, row.ci_high) == pytest.approx((d - crit, d + crit), abs=TOL)
+        assert row.significant == (abs(d) > crit)
+
+
+@pytest.mark.parametrize(
+    "k, df",
+    [(2, 1), (2, 2), (3, 4), (3, 10), (5, 20), (10, 45), (15, 700), (63, 3224), (68, 4355), (100, 9801),
+     (200, 20000), (2, 5000), (30, 99999), (30, 100000), (30, 10**6)],
+)  # fmt: skip
+def test_studentized_range_sf_equals_scipy(k, df):
+    q = np.array([0.0, 0.01, 0.1, 0.5, 1, 2, 3, 3.5, 4, 4.5, 5, 5.5, 6, 7, 8, 10, 15, 30, 100])
+    expected = st.studentized_range.sf(q, k, df)
+    np.testing.assert_allclose(studentized_range_sf(q, k, df), expected, rtol=0, atol=1e-9)
+
+
+def test_studentized_range_sf_shapes_and_nan():
+    out = studentized_range_sf(np.array([[np.nan, -1.0], [3.0, np.inf]]), 4, 30)
+    assert out.shape == (2, 2) and np.isnan(out[0, 0]) and out[0, 1] == 1.0 and out[1, 1] == 0.0
+    assert out[1, 0] == pytest.approx(st.studentized_range.sf(3.0, 4, 30), abs=1e-9)
+    with pytest.raises(PdevalError, match="k >= 2"):
+        studentized_range_sf(1.0, 1, 10)
+
+
+def test_one_way_parametric_tukey_equals_scipy_tukey_hsd():
+    """With equal group sizes SciPy's Tukey-Kramer test is Tukey's HSD on the one-way residual."""
+    matrix = scores(m=4, n=15, seed=8)
+    out = tukey_hsd(to_frame(matrix), method="parametric", two_way=False, progress=False)
+    ref = st.tukey_hsd(*matrix)
+    ci = ref.confidence_interval(0.95)
+    for row in out.itertuples():
+        i, j = int(row.run_a[1:]), int(row.run_b[1:])
+        assert row.p_value == pytest.approx(ref.pvalue[i, j], abs=1e-7)
+        assert row.ci_low == pytest.approx(ci.low[i, j], abs=1e-7)
+        assert row.ci_high == pytest.approx(ci.high[i, j], abs=1e-7)
+
+
+# --------------------------------------------------------------------------------------
+# randomised Tukey HSD
+# --------------------------------------------------------------------------------------
+
+
+def loop_ranges(matrix, B, seed, chunk, baselines=None):
+    """The documented algorithm, one resample and one topic at a time (O(B n) Python loop)."""
+    m, n = matrix.shape
+    rng = np.random.default_rng(seed)
+    out = []
+    for start in range(0, B, chunk):
+        size = min(chunk, B - start)
+        keys = rng.random((size, n, m))
+        for b in range(size):
+            permuted = np.empty((m, n))
+            for j in range(n):
+                permuted[:, j] = matrix[np.argsort(keys[b, j]), j]
+            means = permuted.mean(axis=1)
+            if baselines is None:
+                out.append(means.max() - means.min())
+            else:
+                out.append(max(abs(means[i] - means[s]) for s in baselines for i in range(m)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("chunk_elements", [10**9, 500])  # one chunk; many chunks
+def test_randomised_tukey_equals_loop_reference(monkeypatch, chunk_elements):
+    monkeypatch.setattr(tukey_module, "CHUNK_ELEMENTS", chunk_elements)
+    matrix = scores(m=5, n=12, seed=11)
+    B, seed, alpha = 400, 5, 0.05
+    out = tukey_hsd(to_frame(matrix), B=B, seed=seed, alpha=alpha, progress=False)
+    chunk = max(1, chunk_elements // matrix.size)
+    ranges = loop_ranges(matrix, B, seed, chunk)
+    means = matrix.mean(axis=1)
+    k = math.ceil(alpha * B)
+    for row in out.itertuples():
+        i, j = int(row.run_a[1:]), int(row.run_b[1:])
+        expected = np.mean(ranges >= abs(means[i] - means[j]) - 1e-12)
+        assert row.p_value == expected
+        assert row.hsd == pytest.approx(np.sort(ranges)[::-1][k - 1], abs=1e-12)
+        assert row.significant == (row.p_value < alpha) == (abs(row.diff) > row.hsd)
+        assert row.B == B
+
+
+def test_randomised_tukey_with_baselines_equals_loop_reference():
+    matrix = scores(m=6, n=10, seed=12)
+    out = tukey_hsd(to_frame(matrix), B=300, seed=2, baselines=["r4", "r1"], progress=False)
+    assert list(zip(out["run"], out["baseline"])) == [
+        ("r0", "r4"), ("r1", "r4"), ("r2", "r4"), ("r3", "r4"), ("r5", "r4"),
+        ("r0", "r1"), ("r2", "r1"), ("r3", "r1"), ("r5", "r1"),
+    ]  # fmt: skip
+    ranges = loop_ranges(matrix, 300, 2, 10**9 // matrix.size, baselines=[4, 1])
+    means = matrix.mean(axis=1)
+    for row in out.itertuples():
+        i, s = int(row.run[1:]), int(row.baseline[1:])
+        assert row.p_value == np.mean(ranges >= abs(means[i] - means[s]) - 1e-12)
+
+
+def test_randomised_tukey_is_reproducible_and_close_to_parametric():
+    rng = np.random.default_rng(13)  # topic effects, no system effect, normal errors
+    frame = to_frame(rng.random((1, 40)) * 0.6 + rng.normal(0, 0.08, (6, 40)))
+    a = tukey_hsd(frame, B=20000, seed=1, progress=False)
+    b = tukey_hsd(frame, B=20000, seed=1, progress=False)
+    c = tukey_hsd(frame, B=20000, seed=2, progress=False)
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.array_equal(a["p_value"], c["p_value"])
+    # under the null hypothesis with normal errors the permutation distribution of the range
+    # approaches the studentised range (with real system differences it is wider: conservative)
+    param = tukey_hsd(frame, method="parametric", progress=False)
+    assert np.abs(a["p_value"] - param["p_value"]).max() < 0.03
+    assert a["hsd"].iloc[0] == pytest.approx(param["hsd"].iloc[0], rel=0.06)
+
+
+def test_randomised_tukey_controls_family_wise_error():
+    """Under the null hypothesis (no system effect) at most ~alpha of the experiments reject any pair."""
+    rng = np.random.default_rng(0)
+    rejections = 0
+    experiments = 200
+    for e in range(experiments):
+        matrix = rng.random((1, 15)) + rng.normal(0, 0.1, (5, 15))
+        ranges = np.sort(tukey_module.randomised_ranges(matrix, 200, seed=e))
+        observed = np.ptp(matrix.mean(axis=1))
+        rejections += np.mean(ranges >= observed - 1e-12) < 0.05
+    assert rejections / experiments < 0.05 + 3 * math.sqrt(0.05 * 0.95 / experiments)
+
+
+def test_tukey_on_real_runs_and_rejects_bad_input(real):
+    out = tukey_hsd(real, "AP", B=500, seed=0, progress=False)
+    m = real["run"].nunique()
+    assert len(out) == m * (m - 1) // 2 and out["p_value"].between(0, 1).all()
+    with pytest.raises(PdevalError, match="method must be"):
+        tukey_hsd(real, "AP", method="bootstrap")
+    with pytest.raises(SchemaError, match="baseline 'nope'"):
+        tukey_hsd(real, "AP", baselines=["nope"], progress=False)
+    with pytest.raises(SchemaError, match="missing or NaN"):
+        tukey_hsd(real[1:], "AP", progress=False)
+
+
+# --------------------------------------------------------------------------------------
+# topic-set size against statsmodels' power functions
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variance, delta, alpha, beta", [(0.02, 0.05, 0.05, 0.2), (0.05, 0.1, 0.01, 0.1), (0.01, 0.02, 0.05, 0.2)])
+def test_t_design_equals_statsmodels(variance, delta, alpha, beta):
+    power = pytest.importorskip("statsmodels.stats.power")
+    solved = power.TTestPower().solve_power(
+        effect_size=delta / math.sqrt(2 * variance), alpha=alpha, power=1 - beta, alternative="two-sided"
+    )
+    out = topic_set_size(variance, design="t", min_delta=delta, alpha=alpha, beta=beta)
+    assert out["n_topics"].item() == math.ceil(solved - 1e-9)
+    n = out["n_topics"].item()
+    achieved = power.TTestPower().power(delta / math.sqrt(2 * variance), n, alpha)
+    assert out["power"].item() == pytest.approx(achieved, abs=1e-9)
+    assert power.TTestPower().power(delta / math.sqrt(2 * variance), n - 1, alpha) < 1 - beta
+
+
+@pytest.mark.parametrize("variance, delta, m", [(0.02, 0.1, 10), (0.04, 0.15, 3), (0.01, 0.05, 68)])
+def test_anova_design_equals_statsmodels(variance, delta, m):
+    power = pytest.importorskip("statsmodels.stats.power")
+    f = math.sqrt(delta**2 / (2 * variance * m))  # Cohen's f for the least favourable configuration
+
+    def achieved(n):
+        return power.FTestAnovaPower().power(effect_size=f, nobs=m * n, alpha=0.05, k_groups=m)
+
+    expected = next(n for n in range(2, 100000) if achieved(n) >= 0.8)
+    out = topic_set_size(variance, design="anova", min_delta=delta, n_systems=m)
+    assert out["n_topics"].item() == expected
+    assert out["power"].item() == pytest.approx(achieved(expected), abs=1e-9)
+
+
+@pytest.mark.parametrize("variance, width", [(0.02, 0.1), (0.05, 0.05), (0.1, 0.5)])
+def test_ci_design_equals_chi_expectation(variance, width):
+    sd = math.sqrt(2 * variance)
+
+    def expected_width(n):  # E[s] from the chi distribution's mean, not from the Gamma formula
+        return 2 * st.t.isf(0.025, n - 1) * sd * st.chi(n - 1).mean() / math.sqrt(n - 1) / math.sqrt(n)
+
+    expected = next(n for n in range(2, 100000) if expected_width(n) <= width)
+    out = topic_set_size(variance, design="ci", ci_width=width)
+    assert out["n_topics"].item() == expected
+    assert out["expected_width"].item() == pytest.approx(expected_width(expected), rel=1e-9)
+
+
+def test_topic_set_size_from_a_result_uses_the_residual_variance(real):
+    ap = real[real["measure"] == "AP"]
+    out = topic_set_size(real, design="anova", min_delta=[0.05, 0.1])
+    assert set(out["measure"]) == {"AP", "nDCG@10"} and len(out) == 4
+    row = out[(out["measure"] == "AP") & (out["min_delta"] == 0.1)].iloc[0]
+    model, _ = statsmodels_table(ap, "value ~ C(run) + C(query_id)")
+    assert row["variance"] == pytest.approx(model.mse_resid, rel=TOL)
+    assert row["n_systems"] == ap["run"].nunique()
+    alone = topic_set_size(model.mse_resid, design="anova", min_delta=0.1, n_systems=row["n_systems"])
+    assert row["n_topics"] == alone["n_topics"].item()
+
+
+def test_topic_set_size_rejects_incomplete_requirements():
+    with pytest.raises(PdevalError, match="min_delta"):
+        topic_set_size(0.02, design="t")
+    with pytest.raises(PdevalError, match="ci_width"):
+        topic_set_size(0.02, design="ci")
+    with pytest.raises(PdevalError, match="n_systems"):
+        topic_set_size(0.02, design="anova", min_delta=0.1)
+    with pytest.raises(PdevalError, match="design must be"):
+        topic_set_size(0.02, design="z", min_delta=0.1)
+
+
+# --------------------------------------------------------------------------------------
+# compare: several baselines, over-sensitivity notes
+# --------------------------------------------------------------------------------------
+
+
+def test_compare_several_baselines_corrects_across_all():
+    matrix = scores(m=5, n=30, seed=21)
+    frame = to_frame(matrix)
+    out = compare(frame, baseline=["r2", "r0"], test="t", correction="holm")
+    assert list(zip(out["run"], out["baseline"])) == [
+        ("r0", "r2"), ("r1", "r2"), ("r3", "r2"), ("r4", "r2"), ("r1", "r0"), ("r3", "r0"), ("r4", "r0"),
+    ]  # fmt: skip
+    for row in out.itertuples():
+        i, b = int(row.run[1:]), int(row.baseline[1:])
+        assert row.p_value == pytest.approx(st.ttest_rel(matrix[i], matrix[b]).pvalue, rel=TOL)
+    assert np.allclose(out["p_adjusted"], adjust_pvalues(out["p_value"], "holm"))
+    single = compare(frame, baseline="r2", test="t", correction="holm")
+    assert len(single) == 4 and (single["baseline"] == "r2").all()
+
+
+def test_wilcoxon_and_sign_note_over_sensitivity_on_many_topics():
+    frame = to_frame(scores(m=3, n=40, seed=22))
+    for test in ("wilcoxon", "sign"):
+        noted = compare(frame, test=test, large_topics=40)
+        assert noted["note"].str.contains("Ihemelandu & Ekstrand").all()
+        assert noted["p_value"].notna().all()  # still tested, not refused
+        assert (compare(frame, test=test)["note"] == "").all()  # 40 < 1000 topics by default
+    assert (compare(frame, test="t", large_topics=40)["note"] == "").all()
+
+
+def test_accessor_dispatches():
+    frame = to_frame(scores(m=4, n=10, seed=23))
+    pd.testing.assert_frame_equal(
+        frame.ir.tukey_hsd("AP", B=100, seed=1, progress=False), tukey_hsd(frame, "AP", B=100, seed=1, progress=False)
+    )
+    pd.testing.assert_frame_equal(frame.ir.anova("AP").table, anova(frame, "AP").table)
+    pd.testing.assert_frame_equal(
+        frame.ir.topic_set_size(design="ci", ci_width=0.2), topic_set_size(frame, design="ci", ci_width=0.2)
+    )
+
+
+# --------------------------------------------------------------------------------------
+# compact letter display and the significance matrix
+# --------------------------------------------------------------------------------------
+
+
+def pairs_frame(means, significant_pairs):
+    runs = [f"s{i}" for i in range(len(means))]
+    rows = [
+        {"measure": "AP", "run_a": runs[i], "run_b": runs[j], "mean_a": means[i], "mean_b": means[j],
+         "significant": (i, j) in significant_pairs}
+        for i in range(len(runs)) for j in range(i + 1, len(runs))
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_letters_worked_example():
+    # best first: s0 > s1 > s2 > s3 > s4; significant: s0-s3, s0-s4, s1-s4
+    frame = pairs_frame([0.5, 0.4, 0.3, 0.2, 0.1], {(0, 3), (0, 4), (1, 4)})
+    out = compact_letter_display(frame)
+    assert list(out["run"]) == ["s0", "s1", "s2", "s3", "s4"]
+    assert list(out["letters"]) == ["a", "ab", "abc", "bc", "c"]
+    # input order does not matter: runs are sorted by mean
+    shuffled = pairs_frame([0.1, 0.5, 0.3], {(0, 1)})
+    assert list(compact_letter_display(shuffled)["letters"]) == ["a", "ab", "b"]
+
+
+def test_letters_reproduce_tukey_significance(real):
+    pairs = tukey_hsd(real, "AP", B=1000, seed=3, progress=False)
+    letters = compact_letter_display(pairs).set_index("run")["letters"]
+    for row in pairs.itertuples():
+        share = bool(set(letters[row.run_a]) & set(letters[row.run_b]))
+        assert share == (not row.significant)
+
+
+def test_letters_refuse_a_pattern_they_cannot_show():
+    # s0-s2 not significant but s0-s1 significant: no consecutive blocks express it
+    frame = pairs_frame([0.5, 0.4, 0.3], {(0, 1)})
+    with pytest.raises(PdevalError, match="not consecutive"):
+        compact_letter_display(frame)
+
+
+def test_significance_matrix_figure(real):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pdeval.plotting import significance_matrix
+
+    pairs = tukey_hsd(real, B=300, seed=0, progress=False)
+    with pytest.raises(SchemaError, match="one \\(measure, variant\\) group"):
+        significance_matrix(pairs)
+    fig = pairs.ir.plot.significance_matrix("AP")
+    image = fig.axes[0].images[0].get_array()
+    m = real["run"].nunique()
+    assert image.shape == (m, m)
+    ap = pairs[pairs["measure"] == "AP"]
+    assert int((image == 2).sum()) == int(ap["significant"].sum())  # upper triangle: row better
+    assert "[a" in fig.axes[0].get_yticklabels()[0].get_text()
+    plt.close(fig)
+
+
+def test_report_tukey_table_holds_what_tukey_hsd_returns(real, tmp_path):
+    from pdeval.report import _tukey_summary
+
+    table = _tukey_summary(real, 300, 2).set_index("measure")
+    pairs = tukey_hsd(real, B=300, seed=2, progress=False)
+    for measure, part in pairs.groupby("measure"):
+        assert table.loc[measure, "significant"] == part["significant"].sum()
+        assert table.loc[measure, "pairs"] == len(part)
+    assert table.loc["AP", "residual_variance"] == anova(real, "AP").summary["residual_variance"].item()
+
+
+@pytest.mark.parametrize("method", ["randomised", "parametric"])
+def test_tukey_ignores_topic_effects(method):
+    """Adding a constant to every score of a topic (an easier topic) changes no decision: the
+    randomised test permutes within topics, the parametric one uses the two-way residual."""
+    matrix = scores(m=5, n=15, seed=31)
+    shifted = matrix + np.random.default_rng(1).normal(0, 0.3, (1, 15))
+    a = tukey_hsd(to_frame(matrix), method=method, B=500, seed=4, progress=False)
+    b = tukey_hsd(to_frame(shifted), method=method, B=500, seed=4, progress=False)
+    for column in ("diff", "p_value", "hsd"):
+        np.testing.assert_allclose(a[column], b[column], atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    means=hs.lists(hs.floats(0, 1, allow_nan=False), min_size=2, max_size=12),
+    threshold=hs.floats(0, 0.6, allow_nan=False),
+)
+def test_letters_express_any_threshold_pattern(means, threshold):
+    """Any 'significant iff |diff| > threshold' pattern (Tukey's HSD) has a letter display, and
+    two runs share a letter exactly when they are not significantly different."""
+    means = np.asarray(means)
+    significant = {(i, j) for i in range(len(means)) for j in range(i + 1, len(means)) if abs(means[i] - means[j]) > threshold}
+    frame = pairs_frame(list(means), significant)
+    letters = compact_letter_display(frame).set_index("run")["letters"]
+    assert list(compact_letter_display(frame)["mean"]) == sorted(means, reverse=True)
+    for row in frame.itertuples():
+        assert bool(set(letters[row.run_a]) & set(letters[row.run_b])) == (not row.significant)
