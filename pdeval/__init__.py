@@ -9,12 +9,26 @@
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
   :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`;
 * judging measures: :func:`rank_correlation`, :func:`correlation_table`, :func:`swap_rates`,
-  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`.
+  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
+* automatic judgments: :func:`merge_qrels`, :func:`judged_by_source`, :func:`label_sets`,
+  :func:`map_grades`, :func:`agreement`, :func:`leaderboards`, :func:`compare_leaderboards`,
+  :func:`leaderboard_changes`, :func:`fill_holes`.
 """
 
 import sys
 
 from . import accessor, datasets, errors, frames
+from .agreement import (
+    agreement,
+    compare_leaderboards,
+    fill_holes,
+    judged_by_source,
+    label_sets,
+    leaderboard_changes,
+    leaderboards,
+    map_grades,
+    merge_qrels,
+)
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
@@ -32,6 +46,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LEVEL_GRIDS",
+    "agreement",
+    "compare_leaderboards",
+    "fill_holes",
+    "judged_by_source",
+    "label_sets",
+    "leaderboard_changes",
+    "leaderboards",
+    "map_grades",
+    "merge_qrels",
     "available_measures",
     "compare",
     "correlation_table",
