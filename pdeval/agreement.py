@@ -465,9 +465,9 @@ def agreement(
         agreement and Cohen's kappa after binarising both sides at ``threshold``
         (relevant iff grade >= threshold; TREC DL passages use 2).
 
-    ``overall=True`` adds rows with ``label_set="(all)"``: Krippendorff's alpha of every label
-    set and the reference together as coders of the same units (every labelled pair; units
-    with one value are not pairable).
+    ``overall=True`` adds rows with ``label_set="(all)"`` when there are two label sets or more:
+    Krippendorff's alpha of every label set and the reference together as coders of the same
+    units (every labelled pair; units with one value are not pairable).
 
     Undefined values (one grade only, no pairs) are NaN. Returns an :class:`Agreement`.
     """
@@ -543,7 +543,7 @@ def agreement(
         stats_parts.append(_long_statistics(keys, stats, confusion.sum(axis=(1, 2))))
         confusion_parts.append(_long_confusion(keys, confusion, values))
 
-    if overall and n_sets:
+    if overall and n_sets >= 2:
         unit = np.concatenate([ref_pair, long_pair])
         grade = np.concatenate([ref_grade, set_grade])
         unit_topic = np.zeros(n_units, dtype=np.int64)
