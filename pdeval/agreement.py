@@ -112,15 +112,21 @@ def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) 
     return q[columns].reset_index(drop=True)
 
 
-def label_sets(sets: LabelSets, *, name: str = "labels") -> pd.DataFrame:
+def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = None) -> pd.DataFrame:
     """Several label sets as one long qrels frame with a ``label_set`` column.
 
     ``sets`` is a mapping ``name -> qrels frame`` (e.g. ``{"human": nist, "gpt4": syndl}``), a
     long frame that already has a ``label_set`` column (returned validated), or one qrels frame
-    (named ``name``). The ``label_set`` column is a variant key, so
+    (named ``name``, or split into one label set per value of its column ``by``: with
+    ``by="source"`` each source's labels become a label set, so measures can be asked per
+    source). The ``label_set`` column is a variant key, so
     ``pdeval.evaluate(run, label_sets(...), measures)`` evaluates every run against every label
     set at once. A ``source`` column is kept. Duplicate (label_set, query_id, doc_id) raise.
     """
+    if by is not None:
+        if not isinstance(sets, pd.DataFrame) or by not in sets.columns:
+            raise SchemaError(f"by={by!r} splits one qrels frame by its column {by!r}, which this input lacks")
+        sets = sets.assign(**{LABEL_SET: sets[by].astype(str)})
     if isinstance(sets, Mapping):
         if not sets:
             raise PdevalError("label_sets needs at least one label set")

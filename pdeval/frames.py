@@ -215,8 +215,9 @@ def as_run(
 def variant_keys(qrels: pd.DataFrame) -> list[str]:
     """The columns of a (canonical) qrels frame that name a qrels variant.
 
-    Every column other than ``query_id``, ``doc_id``, ``relevance`` and the TREC iteration
-    column is a variant key; ``level`` and ``sample`` come first.
+    Every column other than ``query_id``, ``doc_id``, ``relevance``, the TREC iteration
+    column and the label provenance column ``source`` is a variant key; ``level`` and
+    ``sample`` come first.
     """
     extra = [c for c in qrels.columns if c not in (*QRELS_REQUIRED, *QRELS_IGNORED, *QRELS_PROVENANCE)]
     ordered = [c for c in VARIANT_ORDER if c in extra]

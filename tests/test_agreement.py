@@ -344,6 +344,20 @@ def test_source_is_not_a_variant_key():
     assert "source" not in with_source.columns
 
 
+def test_measures_per_source():
+    run = pd.DataFrame({"query_id": "q", "doc_id": list("abcd"), "score": [4.0, 3, 2, 1]})
+    human = pd.DataFrame({"query_id": "q", "doc_id": ["a", "c"], "relevance": [1, 0]})
+    auto = pd.DataFrame({"query_id": "q", "doc_id": ["b", "d"], "relevance": [1, 1]})
+    merged = pdeval.merge_qrels(human, auto, automatic_source="llm")
+    per_source = pdeval.leaderboards(run, pdeval.label_sets(merged, by="source"), ["P@2", "Judged@4"])
+    values = per_source.set_index(["label_set", "measure"])["value"]
+    # human labels alone: a relevant, c not; llm labels alone: b and d relevant
+    assert values[("human", "P@2")] == 0.5 and values[("llm", "P@2")] == 0.5
+    assert values[("human", "Judged@4")] == 0.5 and values[("llm", "Judged@4")] == 0.5
+    with pytest.raises(SchemaError, match="by='source'"):
+        pdeval.label_sets(human, by="source")
+
+
 # ---------------------------------------------------------------------------------------------
 # judged by source
 
@@ -443,6 +457,10 @@ def test_leaderboard_top_k_worked_example():
     changes = pdeval.leaderboard_changes(result, "human").set_index("run")
     assert changes.loc["a", "change"] == -3 and changes.loc["c", "change"] == 2
     assert changes.index[0] == "a"  # the largest move first
+    # a tie at the k-th place is broken by run name: b and c tie under llm, b (first by name) is its top 1
+    tied = result.assign(value=[0.1, 0.2, 0.9, 0.0, 0.5, 0.9, 0.9, 0.1])
+    top1 = pdeval.compare_leaderboards(tied, "human", k=1).set_index("method")["value"]["top@1"]
+    assert top1 == 0.0  # human's top 1 is c; had the tie gone to c, this would be 1
     with pytest.raises(SchemaError, match="reference label set 'nist'"):
         pdeval.compare_leaderboards(result, "nist")
 
@@ -473,7 +491,7 @@ def test_fill_holes_batches_cache_and_merge(tmp_path):
     expected_holes = sorted(pairs - labelled)
 
     judge = CountingJudge()
-    holes = pdeval.fill_holes(runs, qrels, judge, depth=5, batch_size=7, progress=False)
+    holes = pdeval.fill_holes(runs, qrels, judge, depth=5, batch_size=7, progress=True)
     assert list(zip(holes.query_id, holes.doc_id)) == expected_holes
     assert sum(judge.batches) == len(expected_holes) and max(judge.batches) <= 7
     assert (holes.source == "judge").all()
