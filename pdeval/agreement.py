@@ -241,8 +241,6 @@ def merge_qrels(
     n_pairs = int(pair.max()) + 1 if len(pair) else 0
     human_label = np.zeros(n_pairs, dtype=bool)
     human_label[pair[~is_auto & labelled]] = True
-    auto_label = np.zeros(n_pairs, dtype=bool)
-    auto_label[pair[is_auto & labelled]] = True
     # priority of each row within its pair; the highest wins, -1 never
     if policy == "prefer":
         priority = np.select([is_auto & labelled, labelled, ~is_auto], [3, 2, 1], 0)
