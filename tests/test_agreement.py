@@ -443,6 +443,19 @@ def test_leaderboards_equal_separate_evaluations_and_rankings_match_scipy():
     pd.testing.assert_frame_equal(result.ir.compare_leaderboards("human", k=[1, 3]), comparison)
 
 
+def test_leaderboards_grade_map_folds_one_scale_onto_another():
+    runs = _toy_runs()
+    dl = _toy_labels(1)
+    rag = _toy_labels(2).assign(relevance=lambda f: f.relevance + (f.relevance == 3))  # grades 0, 1, 2, 4
+    fold = {0: 0, 1: 1, 2: 2, 3: 3, 4: 3}
+    mapped = pdeval.leaderboards(runs, {"dl": dl, "rag": rag}, ["nDCG@5"], grade_map={"rag": fold})
+    by_hand = pdeval.evaluate(runs, rag.assign(relevance=rag.relevance.map(fold)), ["nDCG@5"])
+    part = mapped[mapped.label_set == "rag"].drop(columns="label_set").reset_index(drop=True)
+    pd.testing.assert_frame_equal(part, by_hand)
+    unmapped = pdeval.leaderboards(runs, {"rag": rag}, ["nDCG@5"])
+    assert not np.allclose(unmapped.value, part.value)  # grade 4 counts more than 3 unless folded
+
+
 def test_leaderboard_top_k_worked_example():
     result = pd.DataFrame({
         "run": ["a", "b", "c", "d"] * 2,
