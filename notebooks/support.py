@@ -15,6 +15,8 @@
   ours" table every notebook ends with; every verdict is computed from the results and states
   the tolerance that decided it ("no difference (paper: X > Y)" where the paper's difference is
   within it).
+* :func:`shared_data`, :func:`read_trec_qrels`, :func:`read_extract`: the real label sets of the
+  shared data beside the repository (when present) and the small extracts in ``data/``.
 """
 
 from __future__ import annotations
@@ -176,6 +178,29 @@ def split_topics(topics: Sequence[str], seed: int) -> tuple[list[str], list[str]
     shuffled = [ordered[i] for i in order]
     half = (len(shuffled) + 1) // 2
     return sorted(shuffled[:half], key=lambda t: (len(t), t)), sorted(shuffled[half:], key=lambda t: (len(t), t))
+
+
+# --------------------------------------------------------------------------------------------
+# label sets: the shared data beside the repository, or the extracts in data/
+
+
+def shared_data(name: str) -> Path | None:
+    """``../shared/data/<name>`` next to the repository if it exists (full runs), else None."""
+    folder = ROOT.parent / "shared" / "data" / name
+    return folder if folder.is_dir() else None
+
+
+def read_trec_qrels(path) -> pd.DataFrame:
+    """A four-column TREC qrels file (``query_id iteration doc_id relevance``) as a qrels frame."""
+    return pd.read_csv(
+        path, sep=r"\s+", header=None, names=["query_id", "iteration", "doc_id", "relevance"],
+        dtype={"query_id": str, "doc_id": str, "relevance": np.int64},
+    ).drop(columns="iteration")
+
+
+def read_extract(name: str, file: str = "labels.tsv.gz") -> pd.DataFrame:
+    """A table of ``data/<name>/`` (see its PROVENANCE.md), ids as strings."""
+    return pd.read_csv(ROOT / "data" / name / file, sep="\t", dtype={"query_id": str, "doc_id": str, "run": str})
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,11 +12,25 @@
   :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
 * many systems at once, topics paired: :func:`tukey_hsd`, :func:`anova` (with Sakai's
   ES_E2 effect sizes), :func:`topic_set_size`.
+* automatic judgments: :func:`merge_qrels`, :func:`judged_by_source`, :func:`label_sets`,
+  :func:`map_grades`, :func:`agreement`, :func:`leaderboards`, :func:`compare_leaderboards`,
+  :func:`leaderboard_changes`, :func:`fill_holes`.
 """
 
 import sys
 
 from . import accessor, datasets, errors, frames
+from .agreement import (
+    agreement,
+    compare_leaderboards,
+    fill_holes,
+    judged_by_source,
+    label_sets,
+    leaderboard_changes,
+    leaderboards,
+    map_grades,
+    merge_qrels,
+)
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
@@ -35,17 +49,26 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LEVEL_GRIDS",
+    "agreement",
     "anova",
     "available_measures",
     "compare",
+    "compare_leaderboards",
     "correlation_table",
     "datasets",
     "discriminative_power",
     "errors",
     "evaluate",
     "exclude_runs",
+    "fill_holes",
     "judged",
+    "judged_by_source",
+    "label_sets",
+    "leaderboard_changes",
+    "leaderboards",
     "leave_out_pooling",
+    "map_grades",
+    "merge_qrels",
     "mixed_pool",
     "parse_measure",
     "pool",

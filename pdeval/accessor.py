@@ -78,12 +78,48 @@ class IRAccessor:
 
         return leave_out_pooling(self._need("run", "leave_out_pooling"), qrels, depth, **options)
 
+    def judged_by_source(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.judged_by_source(run, qrels, **options)``: Judged@k split by label source."""
+        from .agreement import judged_by_source
+
+        return judged_by_source(self._need("run", "judged_by_source"), qrels, **options)
+
+    def leaderboards(self, sets: Any, measures: Any, **options: Any) -> pd.DataFrame:
+        """``pdeval.leaderboards(run, sets, measures, **options)``: every label set as a variant."""
+        from .agreement import leaderboards
+
+        return leaderboards(self._need("run", "leaderboards"), sets, measures, **options)
+
+    def fill_holes(self, qrels: pd.DataFrame, judge: Any, **options: Any) -> pd.DataFrame:
+        """``pdeval.fill_holes(run, qrels, judge, **options)``: a judge's labels of the unjudged top k."""
+        from .agreement import fill_holes
+
+        return fill_holes(self._need("run", "fill_holes"), qrels, judge, **options)
+
     # ---- qrels frames -------------------------------------------------------------------
     def reduce(self, levels: Any, **options: Any) -> pd.DataFrame:
         """``pdeval.reduce(qrels, levels, **options)``: qrels variants with level, sample."""
         from .judgments import reduce
 
         return reduce(self._need("qrels", "reduce"), levels, **options)
+
+    def merge(self, automatic: pd.DataFrame, policy: str = "fill", **options: Any):
+        """``pdeval.merge_qrels(qrels, automatic, policy, **options)``: human and automatic labels."""
+        from .agreement import merge_qrels
+
+        return merge_qrels(self._need("qrels", "merge"), automatic, policy, **options)
+
+    def agreement(self, others: Any, **options: Any):
+        """``pdeval.agreement(qrels, others, **options)``: kappa, alpha, confusion against this reference."""
+        from .agreement import agreement
+
+        return agreement(self._need("qrels", "agreement"), others, **options)
+
+    def map_grades(self, mapping: Any) -> pd.DataFrame:
+        """``pdeval.map_grades(qrels, mapping)``: grades moved to another scale."""
+        from .agreement import map_grades
+
+        return map_grades(self._need("qrels", "map_grades"), mapping)
 
     # ---- result frames ------------------------------------------------------------------
     @property
@@ -109,6 +145,18 @@ class IRAccessor:
         from .correlation import rank_correlation
 
         return rank_correlation(self._need("result", "rank_correlation"), reference, **options)
+
+    def compare_leaderboards(self, reference: str, **options: Any) -> pd.DataFrame:
+        """``pdeval.compare_leaderboards(result, reference, **options)``: tau, tau_AP, top-k per label set."""
+        from .agreement import compare_leaderboards
+
+        return compare_leaderboards(self._need("result", "compare_leaderboards"), reference, **options)
+
+    def leaderboard_changes(self, reference: str, **options: Any) -> pd.DataFrame:
+        """``pdeval.leaderboard_changes(result, reference, **options)``: how far each run moves."""
+        from .agreement import leaderboard_changes
+
+        return leaderboard_changes(self._need("result", "leaderboard_changes"), reference, **options)
 
     def correlation_table(self, **options: Any) -> pd.DataFrame:
         """``pdeval.correlation_table(result, **options)``."""

@@ -47,6 +47,9 @@ ALIASES = {
 #: qrels columns that never name a variant (the TREC "iteration" column, ir_measures' name for it)
 QRELS_IGNORED = ("iteration", "iter", "Q0")
 
+#: qrels columns that record where a label came from (label provenance): kept, never a variant key
+QRELS_PROVENANCE = ("source",)
+
 #: qrels columns that are variant keys of a reduction experiment, in this order
 VARIANT_ORDER = ("level", "sample")
 
@@ -212,10 +215,11 @@ def as_run(
 def variant_keys(qrels: pd.DataFrame) -> list[str]:
     """The columns of a (canonical) qrels frame that name a qrels variant.
 
-    Every column other than ``query_id``, ``doc_id``, ``relevance`` and the TREC iteration
-    column is a variant key; ``level`` and ``sample`` come first.
+    Every column other than ``query_id``, ``doc_id``, ``relevance``, the TREC iteration
+    column and the label provenance column ``source`` is a variant key; ``level`` and
+    ``sample`` come first.
     """
-    extra = [c for c in qrels.columns if c not in QRELS_REQUIRED and c not in QRELS_IGNORED]
+    extra = [c for c in qrels.columns if c not in (*QRELS_REQUIRED, *QRELS_IGNORED, *QRELS_PROVENANCE)]
     ordered = [c for c in VARIANT_ORDER if c in extra]
     return ordered + [c for c in extra if c not in ordered]
 

@@ -31,6 +31,9 @@ EXPECTED = {
     "rpref",
     "training_sensitivity",
     "pool_bias",
+    "label_agreement_llmjudge",
+    "label_agreement_rag",
+    "leaderboard_nist_vs_gpt4",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
