@@ -49,8 +49,28 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see {self.prog} --help)")
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Help text keeps the examples' layout and shows every default."""
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help text keeps the examples' layout and shows every default.
+
+    A default is appended as ``(default: X)`` unless the help already states it; flags are
+    off by default.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def _subparser(commands, name: str, **kwargs) -> argparse.ArgumentParser:
@@ -70,14 +90,14 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE", default=None,
                     help="one measure specification per -m, repeatable: trec_eval's (map, P.5,10, "
                          "ndcg_cut.10, official, all_trec, num_q, runid) or pdeval's (AP, \"nDCG'@10\", "
-                         "infAP(c=1.5)); default: official")
+                         "infAP(c=1.5)) (default: official)")
     ev.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too (trec_eval -q)")
     ev.add_argument("-c", "--complete", action="store_true", help="average over every qrels topic (trec_eval -c)")
     ev.add_argument("-J", "--judged-only", action="store_true",
                     help="condensed lists: drop unjudged documents (trec_eval -J)")
-    ev.add_argument("-M", "--depth", type=int, default=None, help="keep the first DEPTH documents (trec_eval -M)")
+    ev.add_argument("-M", "--depth", type=_positive_int, default=None, help="keep the first DEPTH documents (trec_eval -M) (default: every document)")
     ev.add_argument("-l", "--rel", type=int, default=None,
-                    help="relevance threshold of binary measures (trec_eval -l; None: 1)")
+                    help="relevance threshold of binary measures (trec_eval -l) (default: 1)")
     ev.add_argument("--float32", action="store_true",
                     help="order by float32 scores (trec_eval <= 9.0.7, pytrec_eval)")
     ev.add_argument("--format", choices=("tsv", "csv", "json"), default="tsv", help="output format")
@@ -98,14 +118,14 @@ def _parser() -> argparse.ArgumentParser:
     rep = _subparser(commands, "report", help="run the whole robustness study and write a report",
                      description="Run the robustness study (reduced judgments, pools, rank correlations, "
                                  "discriminative power, swap rates) and write tables, figures and report.html.")
-    rep.add_argument("--qrels", help="qrels file (None: the bundled CLEF eHealth 2018 data)")
-    rep.add_argument("--runs", nargs="+", help="run files or a directory (with --qrels)")
-    rep.add_argument("--partial-qrels", help="a real partial qrels snapshot to compare with")
-    rep.add_argument("--levels", nargs="+", type=int, help="reduction levels in percent (None: Sakai 2007's)")
-    rep.add_argument("--samples", type=int, default=10, help="samples per level")
-    rep.add_argument("--depths", nargs="+", type=int, default=[10, 20, 50], help="pool depths to study")
-    rep.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates for discriminative power")
-    rep.add_argument("--measures", nargs="+", help="measures to study (None: the report's default list)")
+    rep.add_argument("--qrels", help="qrels file (default: the bundled CLEF eHealth 2018 data)")
+    rep.add_argument("--runs", nargs="+", help="run files or a directory, with --qrels (default: the bundled runs)")
+    rep.add_argument("--partial-qrels", help="a real partial qrels snapshot to compare with (default: none; the bundled one with the bundled data)")
+    rep.add_argument("--levels", nargs="+", type=int, help="reduction levels in percent (default: Sakai 2007's grid)")
+    rep.add_argument("--samples", type=_positive_int, default=10, help="samples per level")
+    rep.add_argument("--depths", nargs="+", type=_positive_int, default=[10, 20, 50], help="pool depths to study")
+    rep.add_argument("--bootstrap", type=_positive_int, default=1000, help="bootstrap replicates for discriminative power")
+    rep.add_argument("--measures", nargs="+", help="measures to study (default: AP Bpref infAP AP' Q' nDCG' nDCG@10 P@10)")
     rep.add_argument("--out", required=True, help="output folder")
     rep.add_argument("--seed", type=int, default=1, help="seed of every random step")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -152,14 +172,11 @@ def _selection(args: argparse.Namespace):
     from .measures import parse
 
     selection = treceval.select(args.measures or ["official"])
-    if selection.lacking:
-        print(f"pdeval: note: pdeval lacks trec_eval's {', '.join(selection.lacking)} (not printed)",
-              file=sys.stderr)
     measures, names, order = [], {}, {}
     for position, text in enumerate(selection.measures):
         try:
             measure = parse(text, judged_only=args.judged_only, rel=args.rel)
-        except MeasureError as error:
+        except (MeasureError, TypeError, ValueError) as error:  # a parameter of the wrong type too
             raise MeasureError(f"-m {text}: {error}") from None
         plain = parse(text)  # trec_eval keeps its names under -J and -l
         if str(measure) in names:
@@ -167,7 +184,7 @@ def _selection(args: argparse.Namespace):
         measures.append(measure)
         names[str(measure)] = plain.trec_eval_name()
         order[str(measure)] = treceval.order_key(plain, position)
-    return measures, names, order, selection.command
+    return measures, names, order, selection
 
 
 def _table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
@@ -216,6 +233,12 @@ def _runids(args: argparse.Namespace) -> dict:
     return ids
 
 
+def _some(ids: pd.Series, n: int = 5) -> str:
+    """A few of the distinct ``ids``, for messages."""
+    unique = sorted(pd.unique(ids.astype(str)))
+    return ", ".join(map(repr, unique[:n])) + (", ..." if len(unique) > n else "")
+
+
 def _format_value(measure: str, value: float, counts: set) -> str:
     return str(int(round(value))) if measure in counts else f"{value:.4f}"
 
@@ -225,7 +248,8 @@ def _eval(args: argparse.Namespace) -> int:
     from .io import read_qrels, read_run
 
     _check_file_names(args)
-    measures, names, order, command = _selection(args)
+    measures, names, order, selection = _selection(args)
+    command = selection.command
     qrels = read_qrels(args.qrels, duplicates=args.duplicates)
     run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
@@ -234,8 +258,12 @@ def _eval(args: argparse.Namespace) -> int:
             score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates,
         )
     except PdevalError as error:  # not about one line of a file: name the files
-        files = " ".join([args.qrels, *args.runs])
-        raise type(error)(f"evaluating {files}: {error}") from None
+        raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
+    if result.empty:
+        raise PdevalError(
+            f"no topic of {' '.join(args.runs)} is in {args.qrels}: run topics {_some(run['query_id'])}, "
+            f"qrels topics {_some(qrels['query_id'])} (leading zeros? the wrong qrels file?)"
+        )
     table = _table(result, measures, order, command, args.per_topic)
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in SUMMED} | {"num_q"}
@@ -253,13 +281,16 @@ def _eval(args: argparse.Namespace) -> int:
                 lines.append([row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)])
         text = ["\t".join(fields[1:] if single else fields) for fields in lines]
         sys.stdout.write("\n".join(text) + "\n")
-        return 0
-    if use_trec_names:
-        table["measure"] = table["measure"].map(lambda m: names.get(m, m))
-    if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
     else:
-        sys.stdout.write(table.to_json(orient="records") + "\n")
+        if use_trec_names:
+            table["measure"] = table["measure"].map(lambda m: names.get(m, m))
+        if args.format == "csv":
+            table.to_csv(sys.stdout, index=False)
+        else:
+            sys.stdout.write(table.to_json(orient="records") + "\n")
+    if selection.lacking:  # after the output, so that an error stays the only line on stderr
+        print(f"pdeval: note: pdeval lacks trec_eval's {', '.join(selection.lacking)} (not printed)",
+              file=sys.stderr)
     return 0
 
 
@@ -292,7 +323,7 @@ def _measure_lines(width: int = 100) -> list[str]:
         name = spec.name + {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
         prime = spec.name + "'"
         trec = [n.replace("{k}", "k") for n in (spec.trec_eval or "").split("|") if n]
-        aliases = ", ".join(dict.fromkeys([*spec.aliases, *trec]))
+        aliases = ", ".join(a for a in dict.fromkeys([*spec.aliases, *trec]) if a != spec.name)
         rows.append((name, prime, aliases, spec.summary))
     first = max(len(r[0]) for r in rows) + 2
     second = max(len(r[1]) for r in rows) + 2

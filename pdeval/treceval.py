@@ -145,7 +145,7 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
             continue
         try:
             parse(text)
-        except MeasureError as error:
+        except (MeasureError, TypeError, ValueError) as error:  # a parameter of the wrong type too
             raise MeasureError(f"-m {spec}: {error}") from None
         selection.measures.append(text)
     return selection

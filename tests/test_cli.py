@@ -19,7 +19,7 @@ def trec_eval_all_lines(path: Path) -> dict:
 
 def test_eval_prints_trec_eval_lines_that_match_trec_eval(capsys):
     assert main(["eval", str(DATA / "qrels.test"), str(DATA / "results.test"),
-                 "-m", "AP", "P@10", "Bpref", "infAP", "nDCG@10", "NumRet", "-q"]) == 0
+                 "-m", "AP", "-m", "P@10", "-m", "Bpref", "-m", "infAP", "-m", "nDCG@10", "-m", "NumRet", "-q"]) == 0
     out = capsys.readouterr().out.splitlines()
     expected = trec_eval_all_lines(DATA / "out.test.aq")
     ours = {}
@@ -33,7 +33,7 @@ def test_eval_prints_trec_eval_lines_that_match_trec_eval(capsys):
 
 
 def test_eval_options_reach_the_engine(capsys):
-    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.trunc"), "-m", "AP", "NumRet"]
+    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.trunc"), "-m", "AP", "-m", "NumRet"]
     main(args + ["-c", "-M", "100", "-q"])
     out = dict(((l.split("\t")[0].strip(), l.split("\t")[1]), l.split("\t")[2]) for l in capsys.readouterr().out.splitlines())
     expected = trec_eval_all_lines(DATA / "out.test.aqcM")
