@@ -69,3 +69,111 @@ def test_python_dash_m_runs_the_command():
 
     done = subprocess.run([sys.executable, "-m", "pdeval", "measures"], capture_output=True, text=True)
     assert done.returncode == 0 and "AP" in done.stdout
+
+
+# --------------------------------------------------------------------------- trec_eval's own output
+# Expected outputs were printed by trec_eval (NIST's out.test* files, or trec_eval 10.0 run with the
+# command recorded in tests/data/trec_eval/PROVENANCE.md); pdeval must print the same bytes.
+
+TREC_EVAL_COMMANDS = {
+    # file: (arguments as given to trec_eval, qrels, run)
+    "out.test.map_P5_10": (["-m", "map", "-m", "P.5,10"], "qrels.test", "results.test"),
+    "out.test.q_map_P5_10": (["-q", "-m", "map", "-m", "P.5,10"], "qrels.test", "results.test"),
+    "out.test.qc_counts": (["-q", "-c", "-m", "num_q", "-m", "num_ret", "-m", "num_rel_ret", "-m", "map",
+                            "-m", "ndcg_cut.10", "-m", "P.20,5"], "qrels.test", "results.trunc"),
+    "out.test.J": (["-J", "-m", "map", "-m", "P.10", "-m", "ndcg"], "qrels.rel_level", "results.test"),
+}
+
+
+@pytest.mark.parametrize("files_first", [False, True])
+@pytest.mark.parametrize("expected", sorted(TREC_EVAL_COMMANDS))
+def test_eval_prints_exactly_what_trec_eval_prints(capsys, expected, files_first):
+    options, qrels, run = TREC_EVAL_COMMANDS[expected]
+    files = [str(DATA / qrels), str(DATA / run)]
+    argv = ["eval"] + (files + options if files_first else options + files)
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out == (DATA / expected).read_text()
+    assert captured.err == ""
+
+
+def test_map_and_p_at_5_10_the_issue_command(capsys):
+    """`pdeval eval -m map -m P.5,10 QRELS RUN` prints trec_eval's lines, names and all line."""
+    assert main(["eval", "-m", "map", "-m", "P.5,10", str(DATA / "qrels.test"), str(DATA / "results.test")]) == 0
+    assert capsys.readouterr().out == (DATA / "out.test.map_P5_10").read_text()
+
+
+@pytest.mark.parametrize(
+    "expected, options, run",
+    [
+        ("out.test", [], "results.test"),  # trec_eval's default: -m official
+        ("out.test.a", ["-m", "all_trec"], "results.test"),
+        ("out.test.aq", ["-m", "all_trec", "-q"], "results.test"),
+        ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "results.trunc"),
+        ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100"], "results.trunc"),
+    ],
+)
+def test_nicknames_print_trec_eval_lines_pdeval_has_in_trec_eval_order(capsys, expected, options, run):
+    assert main(["eval", *options, str(DATA / "qrels.test"), str(DATA / run)]) == 0
+    captured = capsys.readouterr()
+    ours = captured.out.splitlines()
+    theirs = (DATA / expected).read_text().splitlines()
+    printed = {tuple(line.split("\t")[:2]) for line in ours}
+    # every line pdeval prints is trec_eval's line, in trec_eval's order ...
+    assert ours == [line for line in theirs if tuple(line.split("\t")[:2]) in printed]
+    # ... and what it leaves out is only what it lacks, said in one line on stderr
+    left_out = {line.split()[0] for line in theirs if tuple(line.split("\t")[:2]) not in printed}
+    note = captured.err.strip()
+    assert note.count("\n") == 0 and note.startswith("pdeval: note: pdeval lacks")
+    lacking = note.split("trec_eval's ")[1].split(" (")[0].split(", ")
+    for name in left_out:
+        assert any(name == family or name.startswith(family + "_") for family in lacking), name
+    assert any(line.startswith("runid") for line in ours) and any(line.startswith("num_q") for line in ours)
+
+
+def test_all_line_sums_counts_and_averages_the_rest(capsys):
+    # checked against trec_eval's out.test.qc_counts above; here the rule itself, in csv too
+    main(["eval", "-m", "num_q", "-m", "num_ret", "-m", "map", "-q", "--format", "csv",
+          str(DATA / "qrels.test"), str(DATA / "results.test")])
+    import io
+
+    import pandas as pd
+
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"query_id": str})
+    per_topic = table[table.query_id != "all"]
+    total = table[table.query_id == "all"].set_index("measure")["value"]
+    assert total["NumRet"] == per_topic[per_topic.measure == "NumRet"].value.sum() == 1500
+    assert total["AP"] == pytest.approx(per_topic[per_topic.measure == "AP"].value.mean())
+    assert total["num_q"] == 3
+
+
+def test_names_trec_eval_in_every_format(capsys):
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    main(["eval", "-m", "AP", "-m", "P@10", "--format", "json", "--names", "trec_eval", *files])
+    assert {row["measure"] for row in json.loads(capsys.readouterr().out)} == {"map", "P_10"}
+    main(["eval", "-m", "map", "-m", "P_10", "--format", "csv", *files])
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "run,measure,query_id,value" and [row.split(",")[1] for row in rows[1:]] == ["AP", "P@10"]
+    main(["eval", "-m", "map", "--names", "pdeval", *files])
+    assert capsys.readouterr().out.split("\t")[0].strip() == "AP"
+
+
+def test_run_from_tag_evaluates_several_runs_of_one_file(capsys, tmp_path):
+    both = tmp_path / "both.txt"
+    lines = (DATA / "results.test").read_text().splitlines()
+    renamed = [line.rsplit(None, 1)[0] + " OTHER" for line in lines]
+    both.write_text("\n".join(lines + renamed) + "\n")
+    assert main(["eval", "-m", "map", "--run-from", "tag", str(DATA / "qrels.test"), str(both)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(out) == ["OTHER\tmap                   \tall\t0.1785", "STANDARD\tmap                   \tall\t0.1785"]
+
+
+def test_duplicates_policy_reaches_the_qrels(capsys, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((DATA / "qrels.test").read_text() + "301 0 FBIS3-10082 1\n")
+    run = str(DATA / "results.test")
+    assert main(["eval", "-m", "map", str(qrels), run]) == 2
+    assert main(["eval", "-m", "map", "--duplicates", "first", str(qrels), run]) == 0
+    captured = capsys.readouterr()
+    assert "map                   \tall\t0.1785" in captured.out
+    assert "1 duplicate qrels row(s) dropped" in captured.err
