@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
-from .errors import MeasureError, PdevalError
+from .errors import DuplicateError, MeasureError, PdevalError
 
 #: measures whose "all" line trec_eval reports as a sum over topics, not a mean
 SUMMED = {"NumRet", "NumRel", "NumRelRet"}
@@ -405,7 +405,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             handler = {"eval": _eval, "measures": _measures, "report": _report}[args.command]
             return handler(args)
         except (_UsageError, PdevalError) as error:
-            print(f"{prog}: error: {_one_line(error)}", file=sys.stderr)
+            hint = " (on the command line: --duplicates first|max)" if isinstance(error, DuplicateError) else ""
+            print(f"{prog}: error: {_one_line(error)}{hint}", file=sys.stderr)
             return 2
         except BrokenPipeError:  # e.g. piped into head
             return 0

@@ -459,7 +459,7 @@ def report_from_args(args: argparse.Namespace) -> int:
     from .io import read_qrels, read_run
 
     if (args.qrels is None) != (args.runs is None):
-        raise PdevalError("pdeval report: give both --qrels and --runs, or neither (bundled clef2018 data)")
+        raise PdevalError("give both --qrels and --runs, or neither (the bundled clef2018 data)")
     run = read_run(args.runs) if args.runs else None
     qrels = read_qrels(args.qrels) if args.qrels else None
     partial = read_qrels(args.partial_qrels) if args.partial_qrels else None

@@ -113,16 +113,17 @@ def test_report_names_the_measure_with_the_best_tau(written):
     assert "With the real partial qrels" in markdown and "Depth-k pools" in markdown
 
 
-def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path):
+def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path, capsys):
     from pdeval.cli import main
 
     pdeval.write_run(data["run"], tmp_path / "runs", per_run=True)
     pdeval.write_qrels(data["qrels"], tmp_path / "qrels.txt")
-    with pytest.warns(PdevalWarning, match="'nosuch' skipped"):
-        code = main(["report", "--qrels", str(tmp_path / "qrels.txt"), "--runs", str(tmp_path / "runs"),
-                     "--levels", "30", "--samples", "1", "--measures", "AP", "Bpref", "nosuch",
-                     "--out", str(tmp_path / "out"), "--no-progress"])
+    code = main(["report", "--qrels", str(tmp_path / "qrels.txt"), "--runs", str(tmp_path / "runs"),
+                 "--levels", "30", "--samples", "1", "--measures", "AP", "Bpref", "nosuch",
+                 "--out", str(tmp_path / "out"), "--no-progress"])
     assert code == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("pdeval: warning:")]
+    assert any("'nosuch' skipped" in line for line in warned)  # one line on stderr, as every warning
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert sorted(summary["measure"]) == ["AP", "Bpref"]
     assert not (tmp_path / "out" / "partial.csv").exists()
