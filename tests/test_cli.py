@@ -177,3 +177,53 @@ def test_duplicates_policy_reaches_the_qrels(capsys, tmp_path):
     captured = capsys.readouterr()
     assert "map                   \tall\t0.1785" in captured.out
     assert "1 duplicate qrels row(s) dropped" in captured.err
+
+
+def test_measures_list_fits_100_columns_one_measure_a_line(capsys):
+    from pdeval.measures import REGISTRY
+
+    assert main(["measures"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    for name, spec in REGISTRY.items():
+        mine = [line for line in lines if line.split(" ")[0].split("[")[0].split("@")[0] == name]
+        assert len(mine) == 1, name
+        assert f"{name}'" in mine[0]  # the prime is listed
+        assert all(alias in mine[0] for alias in spec.aliases[:1]) or mine[0].endswith("...")
+    assert main(["measures", "AP"]) == 0
+    detail = capsys.readouterr().out
+    assert "MAP" in detail and "map|map_cut_{k}" in detail and "AP'" in detail
+
+
+HELP_DEFAULTS = {
+    "eval": ["(default: official)", "(default: every document)", "(default: 1)", "(default: tsv)",
+             "(default: auto)", "(default: error)", "(default: file)"],
+    "measures": ["(default: list all)"],
+    "report": ["(default: 10)", "(default: [10, 20, 50])", "(default: 1000)", "(default: 1)",
+               "(default: the bundled CLEF eHealth 2018 data)", "(default: Sakai 2007's grid)"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(HELP_DEFAULTS))
+def test_every_sub_command_help_shows_defaults(capsys, command):
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for default in HELP_DEFAULTS[command]:
+        assert default in text
+
+
+def test_readme_command_lines_parse():
+    import re
+    import shlex
+
+    from pdeval.cli import _parse_args
+
+    readme = (DATA.parents[2] / "README.md").read_text()
+    section = readme.split("## Command line")[1].split("\n## ")[0]
+    commands = [line.split("#")[0] for block in re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+                for line in block.splitlines() if line.startswith("pdeval ")]
+    assert len(commands) >= 4
+    for command in commands:
+        _parse_args(shlex.split(command)[1:])  # raises on a form the command does not take
