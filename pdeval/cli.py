@@ -227,9 +227,15 @@ def _runids(args: argparse.Namespace) -> dict:
         return {}  # runs are named by their tags already
     ids = {}
     for path in _resolve_sources(args.runs):
-        lines = [line.split() for line in _read_bytes(path).splitlines()]
-        tags = [fields[5].decode("utf-8", "replace") for fields in lines if len(fields) >= 6]
-        ids[run_name(path)] = tags[-1] if tags else run_name(path)
+        data, tag = _read_bytes(path), None
+        end = len(data)
+        while tag is None and end > 0:  # from the last line backwards to the first run line
+            start = data.rfind(b"\n", 0, end) + 1
+            fields = data[start:end].split()
+            if len(fields) >= 6 and not fields[0].startswith(b"#"):
+                tag = fields[5].decode("utf-8", "replace")
+            end = start - 1
+        ids[run_name(path)] = tag if tag is not None else run_name(path)
     return ids
 
 
