@@ -181,9 +181,10 @@ def _selection(args: argparse.Namespace):
         plain = parse(text)  # trec_eval keeps its names under -J and -l
         if str(measure) in names:
             continue
+        name, family = selection.display.get(text, (plain.trec_eval_name(), None))
         measures.append(measure)
-        names[str(measure)] = plain.trec_eval_name()
-        order[str(measure)] = treceval.order_key(plain, position)
+        names[str(measure)] = name
+        order[str(measure)] = treceval.order_key(plain, position, family)
     return measures, names, order, selection
 
 

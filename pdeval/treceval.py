@@ -82,6 +82,9 @@ class Selection:
     measures: list = field(default_factory=list)  # pdeval measure strings, in the order given
     command: list = field(default_factory=list)  # "runid", "num_q"
     lacking: list = field(default_factory=list)  # trec_eval names from nicknames pdeval lacks
+    #: pdeval measure string -> (trec_eval's printed name, its family in ORDER), where the
+    #: measure's own trec_eval name is not it (``ndcg.1=3,2=9`` prints as ``ndcg_1=3,2=9``)
+    display: dict = field(default_factory=dict)
 
 
 def _cutoffs(name: str, params: Optional[str], spec: str) -> tuple:
@@ -99,6 +102,26 @@ def _cutoffs(name: str, params: Optional[str], spec: str) -> tuple:
     return tuple(values)
 
 
+def _gains(params: str, spec: str) -> str:
+    """trec_eval's ``ndcg`` parameters ``level=gain,...`` as pdeval's gains mapping ``{1:3,...}``.
+
+    As in trec_eval, a level not listed keeps its own value as gain. pdeval gives level 0 and
+    unjudged documents gain 0, so a gain for a level below 1 is refused rather than ignored.
+    """
+    pairs = {}
+    for item in params.split(","):
+        level, sep, gain = item.partition("=")
+        try:
+            pairs[int(level)] = float(gain)
+        except ValueError:
+            raise MeasureError(f"-m {spec}: trec_eval's ndcg takes level=gain pairs, e.g. ndcg.1=3,2=9") from None
+        if not sep:
+            raise MeasureError(f"-m {spec}: trec_eval's ndcg takes level=gain pairs, e.g. ndcg.1=3,2=9")
+        if int(level) < 1 and float(gain) != 0:
+            raise MeasureError(f"-m {spec}: pdeval gives relevance level {level} gain 0; only levels >= 1 take a gain")
+    return "{" + ",".join(f"{level}:{gain:g}" for level, gain in pairs.items()) + "}"
+
+
 def _add_trec_eval(name: str, params: Optional[str], spec: str, selection: Selection) -> None:
     if name in COMMAND:
         if params:
@@ -109,6 +132,11 @@ def _add_trec_eval(name: str, params: Optional[str], spec: str, selection: Selec
     template = PDEVAL[name]
     if "{k}" in template:
         selection.measures.extend(template.format(k=k) for k in _cutoffs(name, params, spec))
+        return
+    if name == "ndcg" and params:
+        measure = f"nDCG(gains={_gains(params, spec)})"
+        selection.measures.append(measure)
+        selection.display[measure] = (f"ndcg_{params}", "ndcg")
         return
     if params:
         raise MeasureError(
@@ -151,9 +179,14 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
     return selection
 
 
-def order_key(measure: Measure, position: int) -> tuple:
-    """Sort key giving trec_eval's print order; measures trec_eval lacks follow in given order."""
+def order_key(measure: Measure, position: int, family: Optional[str] = None) -> tuple:
+    """Sort key giving trec_eval's print order; measures trec_eval lacks follow in given order.
+
+    ``family`` names the measure's entry of :data:`ORDER` where its trec_eval name does not.
+    """
     name = measure.trec_eval_name()
+    if family is not None:
+        return (ORDER.index(family), measure.cutoff or 0, position)
     family = name
     if measure.cutoff is not None and name.endswith(f"_{measure.cutoff}"):
         family = name[: -len(f"_{measure.cutoff}")]

@@ -82,6 +82,7 @@ TREC_EVAL_COMMANDS = {
     "out.test.qc_counts": (["-q", "-c", "-m", "num_q", "-m", "num_ret", "-m", "num_rel_ret", "-m", "map",
                             "-m", "ndcg_cut.10", "-m", "P.20,5"], "qrels.test", "results.trunc"),
     "out.test.J": (["-J", "-m", "map", "-m", "P.10", "-m", "ndcg"], "qrels.rel_level", "results.test"),
+    "out.test.ndcg_gains": (["-q", "-m", "ndcg.1=3,2=9,4=4.5", "-m", "ndcg_cut.5"], "qrels.rel_level", "results.test"),
 }
 
 
@@ -227,3 +228,17 @@ def test_readme_command_lines_parse():
     assert len(commands) >= 4
     for command in commands:
         _parse_args(shlex.split(command)[1:])  # raises on a form the command does not take
+
+
+def test_measure_parameters_as_nist_tests_them(capsys):
+    """NIST's out.test.meas_params: the lines of the measures pdeval has, with their parameters."""
+    options = ["-q", "-m", "P.5,7,3", "-m", "recall.20,2000", "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20"]
+    assert main(["eval", *options, str(DATA / "qrels.test"), str(DATA / "results.test")]) == 0
+    ours = capsys.readouterr().out.splitlines()
+    names = {line.split("\t")[0].strip() for line in ours}
+    assert names == {"P_3", "P_5", "P_7", "recall_20", "recall_2000", "ndcg_1=3,2=9,4=4.5", "ndcg_cut_10", "ndcg_cut_20"}
+    theirs = (DATA / "out.test.meas_params").read_text().splitlines()
+    assert ours == [line for line in theirs if line.split("\t")[0].strip() in names]
+    # trec_eval reads the cut-off 23.4 as 23 (atol); pdeval refuses it instead of truncating
+    assert main(["eval", "-m", "ndcg_cut.10,20,23.4", str(DATA / "qrels.test"), str(DATA / "results.test")]) == 2
+    assert "-m ndcg_cut.10,20,23.4" in capsys.readouterr().err
