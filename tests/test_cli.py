@@ -105,17 +105,19 @@ def test_map_and_p_at_5_10_the_issue_command(capsys):
 
 
 @pytest.mark.parametrize(
-    "expected, options, run",
+    "expected, options, qrels, run",
     [
-        ("out.test", [], "results.test"),  # trec_eval's default: -m official
-        ("out.test.a", ["-m", "all_trec"], "results.test"),
-        ("out.test.aq", ["-m", "all_trec", "-q"], "results.test"),
-        ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "results.trunc"),
-        ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100"], "results.trunc"),
+        ("out.test", [], "qrels.test", "results.test"),  # trec_eval's default: -m official
+        ("out.test.a", ["-m", "all_trec"], "qrels.test", "results.test"),
+        ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
+        ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
+        ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100"], "qrels.test", "results.trunc"),
+        # NIST's command adds -mrelstring.20, which pdeval lacks (it is named on stderr)
+        ("out.test.aql", ["-m", "all_trec", "-q", "-l2"], "qrels.rel_level", "results.test"),
     ],
 )
-def test_nicknames_print_trec_eval_lines_pdeval_has_in_trec_eval_order(capsys, expected, options, run):
-    assert main(["eval", *options, str(DATA / "qrels.test"), str(DATA / run)]) == 0
+def test_nicknames_print_trec_eval_lines_pdeval_has_in_trec_eval_order(capsys, expected, options, qrels, run):
+    assert main(["eval", *options, str(DATA / qrels), str(DATA / run)]) == 0
     captured = capsys.readouterr()
     ours = captured.out.splitlines()
     theirs = (DATA / expected).read_text().splitlines()
