@@ -18,7 +18,6 @@ import argparse
 import os
 import sys
 import warnings
-from glob import has_magic
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -158,8 +157,10 @@ def _looks_like_measure(text: str) -> bool:
 
 def _check_file_names(args: argparse.Namespace) -> None:
     """A file name that does not exist but reads as a measure was meant for ``-m``."""
+    from .io import _has_glob_magic
+
     for name in [args.qrels, *args.runs]:
-        if not Path(name).exists() and not has_magic(name) and _looks_like_measure(name):
+        if not Path(name).exists() and not _has_glob_magic(name) and _looks_like_measure(name):
             raise _UsageError(
                 f"{name!r} is not a file but reads as a measure: -m takes one measure, repeat it "
                 f"(-m AP -m {name}); files come after the options or before them"
