@@ -193,32 +193,28 @@ def _table(result: pd.DataFrame, measures, order: dict, command: list, per_topic
     """trec_eval's rows for each run: per-topic values (with -q), then the ``all`` lines.
 
     ``all`` is the sum over topics for the counts (num_ret, num_rel, num_rel_ret) and the mean
-    otherwise, as trec_eval prints them; ``num_q`` is the number of topics averaged over.
+    otherwise, as trec_eval prints them; ``num_q`` is the number of topics averaged over. Runs
+    keep the order of the result; topics are in byte order, measures in trec_eval's order.
     """
     summed = {str(m) for m in measures if m.spec.name in SUMMED}
     rank = {name: i for i, name in enumerate(sorted(order, key=order.get))}
-    result = result.assign(_order=result["measure"].map(rank))
-    runs = list(dict.fromkeys(result["run"]))
     group = result.groupby(["run", "measure"], sort=False)["value"]
     total = pd.concat([group.sum(), group.mean()], axis=1, keys=["sum", "mean"]).reset_index()
     total["value"] = total["sum"].where(total["measure"].isin(summed), total["mean"])
-    total = total.assign(query_id="all", _order=total["measure"].map(rank))
-    heads = []
+    parts = [total.assign(query_id="all", _section=2)[["run", "measure", "query_id", "value", "_section"]]]
     if "num_q" in command:
         counts = result.groupby("run", sort=False)["query_id"].nunique()
-        heads.append(pd.DataFrame({"run": counts.index, "measure": "num_q", "query_id": "all",
-                                   "value": counts.to_numpy(dtype=float), "_order": -1}))
-    columns = ["run", "measure", "query_id", "value", "_order"]
-    parts = []
-    for run in runs:
-        if per_topic:
-            topics = result[result["run"] == run]
-            topics = topics.assign(_topic=topics["query_id"].astype(str))
-            parts.append(topics.sort_values(["_topic", "_order"], kind="stable")[columns])
-        parts += [head[head["run"] == run][columns] for head in heads]
-        parts.append(total[total["run"] == run].sort_values("_order", kind="stable")[columns])
-    table = pd.concat(parts, ignore_index=True).drop(columns="_order")
-    return table.astype({"query_id": str})
+        parts.append(pd.DataFrame({"run": counts.index, "measure": "num_q", "query_id": "all",
+                                   "value": counts.to_numpy(dtype=float), "_section": 1}))
+    if per_topic:
+        parts.append(result[["run", "measure", "query_id", "value"]].assign(_section=0))
+    table = pd.concat(parts, ignore_index=True)
+    table["query_id"] = table["query_id"].astype(str)
+    runs = {run: i for i, run in enumerate(dict.fromkeys(result["run"]))}
+    table = table.assign(_run=table["run"].map(runs), _order=table["measure"].map(rank).fillna(-1),
+                         _topic=table["query_id"].where(table["_section"] == 0, ""))
+    table = table.sort_values(["_run", "_section", "_topic", "_order"], kind="stable")
+    return table[["run", "measure", "query_id", "value"]].reset_index(drop=True)
 
 
 def _runids(args: argparse.Namespace) -> dict:
@@ -278,15 +274,14 @@ def _eval(args: argparse.Namespace) -> int:
     if args.format == "tsv":
         lines = []
         single = table["run"].nunique() == 1
-        runids = _runids(args) if "runid" in command else {}
-        for run_name in dict.fromkeys(table["run"]):
-            runid = [run_name, f"{'runid':<22}", "all", runids.get(run_name, str(run_name))]
-            for row in table[table["run"] == run_name].itertuples(index=False):
-                if row.query_id == "all" and "runid" in command and runid:  # heads the all lines
-                    lines.append(runid)
-                    runid = None
-                name = names.get(row.measure, row.measure) if use_trec_names else row.measure
-                lines.append([row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)])
+        runids = _runids(args) if "runid" in command else None
+        headed = set()
+        for row in table.itertuples(index=False):
+            if runids is not None and row.query_id == "all" and row.run not in headed:  # heads the all lines
+                headed.add(row.run)
+                lines.append([row.run, f"{'runid':<22}", "all", runids.get(row.run, str(row.run))])
+            name = names.get(row.measure, row.measure) if use_trec_names else row.measure
+            lines.append([row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)])
         text = ["\t".join(fields[1:] if single else fields) for fields in lines]
         sys.stdout.write("\n".join(text) + "\n")
     else:
