@@ -244,3 +244,9 @@ def test_measure_parameters_as_nist_tests_them(capsys):
     # trec_eval reads the cut-off 23.4 as 23 (atol); pdeval refuses it instead of truncating
     assert main(["eval", "-m", "ndcg_cut.10,20,23.4", str(DATA / "qrels.test"), str(DATA / "results.test")]) == 2
     assert "-m ndcg_cut.10,20,23.4" in capsys.readouterr().err
+
+
+def test_repeated_families_print_every_cutoff(capsys):
+    # trec_eval keeps the first -m P parameters; pdeval prints what was asked, values as trec_eval's
+    main(["eval", "-m", "P.10", "-m", "map", "-m", "P.5", str(DATA / "qrels.test"), str(DATA / "results.test")])
+    assert capsys.readouterr().out == (DATA / "out.test.map_P5_10").read_text()
