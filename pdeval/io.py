@@ -647,6 +647,11 @@ def read_run(
         ``"auto"`` uses the pyarrow fast path when it can; ``"python"`` forces the
         line-by-line parser (same result, slower; for tests).
 
+    Lines end with ``\n``, ``\r\n`` or ``\r``. A line starting with ``#`` is data when it is a
+    well-formed run line (a query id such as ``#1``); otherwise it is a comment, skipped with a
+    :class:`~pdeval.errors.PdevalWarning` naming the file, the count and the first line. The
+    rank may be an integral float (``1.0``).
+
     Returns
     -------
     DataFrame
