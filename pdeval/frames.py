@@ -155,7 +155,10 @@ def drop_duplicates(
         return frame
     if policy == "error":
         shown = _first_rows(frame, repeated, keys)
-        hint = "conflicting judgments" if kind == "qrels" else "duplicate documents"
+        hint = "duplicate documents"
+        if kind == "qrels":  # the same judgment twice is a duplicate; different ones conflict
+            conflicting = frame.drop_duplicates([*keys, value]).duplicated(list(keys)).any()
+            hint = "conflicting judgments" if conflicting else "duplicate judgments with the same relevance"
         raise DuplicateError(
             f"the {kind} has {count} repeated row(s) for the same ({', '.join(keys)}) ({hint}), "
             f"first: {shown}. Pass duplicates='first' or 'max' to keep one row per key."

@@ -23,20 +23,30 @@ column 2 of a run           ignored, any token (``Q0``, ``q0``, ``0``...) [same]
 tabs, repeated spaces,      any run of whitespace separates fields [same]
 leading/trailing blanks
 rank column                 kept as the ``rank`` column (int64) but never used for ordering;
-                            it may start at 0. It must be an integer [trec_eval ignores it
-                            entirely], so a shifted column is caught
+                            it may start at 0. It must be an integer (an integral float such as
+                            ``1.0`` is accepted) [trec_eval ignores it entirely], so a shifted
+                            column is caught
 fields after the 6th        ignored (``results.trunc``) [same]
-fewer than 6 run fields     :class:`ParseError` with file and line [trec_eval: "Malformed line"]
+fewer than 6 run fields     :class:`ParseError` with file and line [trec_eval: "Malformed line"];
+                            a line that looks like a qrels line (and a qrels line that looks
+                            like a run line) says so: the files were probably swapped
 the tag (6th field)         required but dropped: runs are named by file (see :func:`run_name`),
                             or by tag with ``run_from="tag"`` [trec_eval keeps the last line's tag]
 score                       a decimal number (``1``, ``-2.5``, ``.5``, ``3e-4``) or ``inf``;
                             anything else or NaN is a :class:`ParseError` [trec_eval reads it
                             with ``atof``: ``abc`` silently becomes 0]
-``#`` inside a doc id       kept: only a line whose first non-blank character is ``#`` is a
-                            comment [same for runs]
+``#`` inside a doc id       kept: only a line whose first non-blank character is ``#`` can be a
+                            comment [same]
+``#`` lines in a run        a line starting with ``#`` that is a well-formed run line is read as
+                            data (its query id starts with ``#``), as trec_eval 9 does [trec_eval
+                            10 skips it]; any other ``#`` line is a comment, skipped with a
+                            :class:`PdevalWarning` naming the file, the count and the first line
 blank lines                 skipped (run and qrels) [runs: skipped; qrels: "Malformed line"]
-comment lines               skipped (run and qrels) and counted in an INFO log message of the
-                            ``pdeval.io`` logger [runs: same; qrels: only ``#`` in column 1]
+comment lines in qrels      skipped and counted in an INFO log message of the ``pdeval.io``
+                            logger [only ``#`` in column 1]
+line endings                ``\n`` and ``\r\n``; a lone ``\r`` (old Mac files, or a file
+                            mixing conventions) also ends a line [trec_eval: whitespace, so a
+                            CR-only file is one line]
 qrels fields                exactly 4, else :class:`ParseError` [same]
 relevance                   an integer; an integral float such as ``1.0`` is accepted, ``1.5``,
                             ``0x37``, ``1e+8`` raise :class:`ParseError` [trec_eval reads it
@@ -137,7 +147,7 @@ _QRELS_FIELDS = "query_id iteration doc_id relevance"
 _SCORE_PATTERN = r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
 _NAN_PATTERN = r"^[+-]?[nN][aA][nN]$"
 _INT_PATTERN = r"^[+-]?[0-9]+$"
-_RELEVANCE_PATTERN = r"^[+-]?[0-9]+(?:\.0*)?$"
+_RELEVANCE_PATTERN = r"^[+-]?[0-9]+(?:\.0*)?$"  # an integer or an integral float (``1.0``)
 _SCORE_RE = re.compile(_SCORE_PATTERN, re.ASCII)
 _NAN_RE = re.compile(_NAN_PATTERN, re.ASCII)
 _INT_RE = re.compile(_INT_PATTERN, re.ASCII)
@@ -239,6 +249,8 @@ def _read_bytes(path: Path) -> bytes:
             raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
     if raw.startswith(codecs.BOM_UTF8):  # a byte-order mark is not part of the first query id
         raw = raw[len(codecs.BOM_UTF8) :]
+    if b"\r" in raw:  # CRLF, or CR alone (old Mac files): every CR ends a line
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return raw
 
 
@@ -255,13 +267,14 @@ def _show(line: bytes, limit: int = 120) -> str:
 class _Columns:
     """Parsed fields of one file as Arrow arrays (or Python lists) plus 1-based line numbers."""
 
-    __slots__ = ("line", "fields", "comments", "blanks")
+    __slots__ = ("line", "fields", "comments", "blanks", "first_comment")
 
-    def __init__(self, line: np.ndarray, fields: dict, comments: int, blanks: int):
+    def __init__(self, line: np.ndarray, fields: dict, comments: int, blanks: int, first_comment: int = 0):
         self.line = line
         self.fields = fields
         self.comments = comments
         self.blanks = blanks
+        self.first_comment = first_comment  # line number of the first comment line (0: none)
 
 
 def _string_series(values) -> pd.Series:
@@ -318,12 +331,18 @@ def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
     if got is None:
         return None
     tokens, line_numbers, n_comments, n_blanks = got
+    if n_comments:  # a '#' line may be data or a comment: the Python parser decides (and warns)
+        return None
     if len(tokens) and pc.min(pc.list_value_length(tokens)).as_py() < 6:
         return None
     score_text = pc.list_element(tokens, 4)
     rank_text = pc.list_element(tokens, 3)
-    if not (_fast_all_match(score_text, _SCORE_PATTERN) and _fast_all_match(rank_text, _INT_PATTERN)):
+    if not _fast_all_match(score_text, _SCORE_PATTERN):
         return None
+    if not _fast_all_match(rank_text, _INT_PATTERN):
+        if not _fast_all_match(rank_text, _RELEVANCE_PATTERN):
+            return None
+        rank_text = pc.replace_substring_regex(rank_text, r"\.0*$", "")
     try:
         score = pc.cast(score_text, pa.float64())
         rank = pc.cast(rank_text, pa.int64())
@@ -367,12 +386,30 @@ def _fast_qrels(data: bytes) -> Optional[_Columns]:
 # --------------------------------------------------------------------------- Python path
 
 
-def _python_lines(data: bytes, path: str):
-    """Yield ``(line_number, fields)`` for every data line; count blanks and comments."""
+def _looks_like_run(fields: Sequence[bytes]) -> bool:
+    """Whether the whitespace-separated ``fields`` of a line form a well-formed run line."""
+    try:
+        rank, score = fields[3].decode("ascii"), fields[4].decode("ascii")
+    except (IndexError, UnicodeDecodeError):
+        return False
+    return len(fields) >= 6 and bool(_RELEVANCE_RE.match(rank)) and bool(_SCORE_RE.match(score))
+
+
+def _looks_like_qrels(fields: Sequence[str]) -> bool:
+    """Whether ``fields`` form a well-formed qrels line (4 fields, an integer relevance)."""
+    return len(fields) == 4 and bool(_RELEVANCE_RE.match(fields[3]))
+
+
+def _python_lines(data: bytes, path: str, hash_data=None):
+    """Yield ``(line_number, fields)`` for every data line; count blanks and comments.
+
+    A line whose first field starts with ``#`` is a comment unless ``hash_data(fields)``
+    says it is data (runs: a well-formed run line whose query id starts with ``#``).
+    """
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
-    counts = {"comments": 0, "blanks": 0}
+    counts = {"comments": 0, "blanks": 0, "first_comment": 0}
 
     def generate():
         for number, raw in enumerate(lines, start=1):
@@ -382,8 +419,9 @@ def _python_lines(data: bytes, path: str):
             if not parts:
                 counts["blanks"] += 1
                 continue
-            if parts[0].startswith(b"#"):
+            if parts[0].startswith(b"#") and not (hash_data is not None and hash_data(parts)):
                 counts["comments"] += 1
+                counts["first_comment"] = counts["first_comment"] or number
                 continue
             try:
                 fields = [part.decode("utf-8") for part in parts]
@@ -402,7 +440,7 @@ def _parse_int(text: str, what: str, path: str, number: int, raw: bytes) -> int:
 
 
 def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
-    lines, counts = _python_lines(data, path)
+    lines, counts = _python_lines(data, path, hash_data=_looks_like_run)
     numbers: list[int] = []
     qid: list[str] = []
     doc: list[str] = []
@@ -411,9 +449,15 @@ def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
     tag: list[str] = []
     for number, raw, fields in lines:
         if len(fields) < 6:
+            hint = ""
+            if _looks_like_qrels(fields):
+                hint = (
+                    f"; it looks like a qrels line ({_QRELS_FIELDS}): is this a qrels file given "
+                    f"as a run? (pdeval eval takes the qrels file first, then the runs)"
+                )
             raise ParseError(
                 f"expected at least 6 whitespace-separated fields ({_RUN_FIELDS}), found "
-                f"{len(fields)}: {_show(raw)}",
+                f"{len(fields)}: {_show(raw)}{hint}",
                 path,
                 number,
             )
@@ -422,7 +466,7 @@ def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
             if _NAN_RE.match(score_text):
                 raise ParseError(f"the score is NaN: {_show(raw)}", path, number)
             raise ParseError(f"the score {score_text!r} (field 5) is not a number: {_show(raw)}", path, number)
-        if not _INT_RE.match(rank_text):
+        if not _RELEVANCE_RE.match(rank_text):
             raise ParseError(
                 f"the rank {rank_text!r} (field 4) is not an integer: {_show(raw)}. "
                 f"Expected the fields {_RUN_FIELDS}.",
@@ -433,13 +477,14 @@ def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
         qid.append(fields[0])
         doc.append(fields[2])
         score.append(float(score_text))
-        rank.append(_parse_int(rank_text, "the rank", path, number, raw))
+        rank.append(_parse_int(rank_text.split(".")[0], "the rank", path, number, raw))
         if want_tag:
             tag.append(fields[5])
     out = {"query_id": qid, "doc_id": doc, "score": score, "rank": rank}
     if want_tag:
         out["tag"] = tag
-    return _Columns(np.asarray(numbers, dtype=np.int64), out, counts["comments"], counts["blanks"])
+    numbers_array = np.asarray(numbers, dtype=np.int64)
+    return _Columns(numbers_array, out, counts["comments"], counts["blanks"], counts["first_comment"])
 
 
 def _python_qrels(data: bytes, path: str) -> _Columns:
@@ -450,8 +495,15 @@ def _python_qrels(data: bytes, path: str) -> _Columns:
     relevance: list[int] = []
     for number, raw, fields in lines:
         if len(fields) != 4:
+            hint = ""
+            if _looks_like_run(raw.split()):
+                hint = (
+                    f"; it looks like a run line ({_RUN_FIELDS}): is this a run file given as the "
+                    f"qrels? (pdeval eval takes the qrels file first, then the runs)"
+                )
             raise ParseError(
-                f"expected 4 whitespace-separated fields ({_QRELS_FIELDS}), found {len(fields)}: {_show(raw)}",
+                f"expected 4 whitespace-separated fields ({_QRELS_FIELDS}), found {len(fields)}: "
+                f"{_show(raw)}{hint}",
                 path,
                 number,
             )
@@ -490,6 +542,13 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
     if len(columns.line) == 0:
         what = "is empty" if not data.strip() else "holds no run line (only comments or blank lines)"
         raise ParseError(f"the run file {what}; expected lines of {_RUN_FIELDS}", str(path))
+    if columns.comments:  # trec_eval 9 has no comment lines in runs: never skip them silently
+        warnings.warn(
+            f"{path}: skipped {columns.comments} line(s) starting with '#' that are not run lines "
+            f"(comments), the first at line {columns.first_comment}",
+            PdevalWarning,
+            stacklevel=4,
+        )
     _log_skipped(str(path), columns)
     return columns
 
@@ -587,6 +646,11 @@ def read_run(
     engine
         ``"auto"`` uses the pyarrow fast path when it can; ``"python"`` forces the
         line-by-line parser (same result, slower; for tests).
+
+    Lines end with ``\n``, ``\r\n`` or ``\r``. A line starting with ``#`` is data when it is a
+    well-formed run line (a query id such as ``#1``); otherwise it is a comment, skipped with a
+    :class:`~pdeval.errors.PdevalWarning` naming the file, the count and the first line. The
+    rank may be an integral float (``1.0``).
 
     Returns
     -------

@@ -17,14 +17,17 @@ One function per figure of the literature the package reproduces:
   runs ordered by mean, with their compact letter display.
 
 Functions that facet return a :class:`seaborn.FacetGrid` (its ``.figure`` is the matplotlib
-figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. No function
+figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. Every figure
+that shows measures takes ``palette`` (measure -> colour, see :func:`measure_palette`): pass
+the same one to every figure of a study and each measure keeps one colour throughout (the
+default gives colours in the order the measures appear). Axes in percent stay within 0-100. No function
 changes global matplotlib or seaborn state (styles are applied in a context), and none
 selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``).
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence, Union
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -36,6 +39,7 @@ from .correlation import correlation_table, kendall_tau, pearson, rms_error, sys
 from .errors import SchemaError
 
 __all__ = [
+    "measure_palette",
     "robustness_curve",
     "mean_by_level",
     "estimated_vs_actual",
@@ -66,8 +70,36 @@ KEY_LABELS = {
 _COUNT_COLUMNS = ("n_topics", "n_skipped", "topics", "undefined")
 
 Spread = Union[str, tuple, None]
+Palette = Optional[Mapping[str, object]]
 STYLE = "whitegrid"
 BAND_ALPHA = 0.12
+
+
+def measure_palette(measures: Sequence[str]) -> dict:
+    """One colour per measure, in the order given: seaborn's ``tab10`` (``husl`` beyond 10)."""
+    names = list(dict.fromkeys(measures))
+    colours = sns.color_palette("tab10" if len(names) <= 10 else "husl", len(names))
+    return dict(zip(names, colours))
+
+
+def _palette(palette: Palette, order: Sequence[str]) -> dict:
+    """``palette`` completed for every measure of ``order`` (missing ones get the default)."""
+    if palette is None:
+        return measure_palette(order)
+    missing = [m for m in order if m not in palette]
+    if missing:
+        raise SchemaError(f"the palette has no colour for measure(s) {missing}")
+    return {m: palette[m] for m in order}
+
+
+def _percent_axis(ax, axis: str) -> None:
+    """Keep a percentage axis within 0-100 (seaborn's margins would run past either end)."""
+    low, high = ax.get_xlim() if axis == "x" else ax.get_ylim()
+    inverted = low > high
+    low, high = sorted((low, high))
+    low, high = max(0.0, low), min(100.0, high)
+    limits = (high, low) if inverted else (low, high)
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(*limits)
 
 
 def _wrap(name: object, width: int = 32) -> str:
@@ -94,8 +126,10 @@ def _level_axis(ax, values: Sequence[float], key: str) -> None:
     if 1 < len(values) <= 12:
         ax.set_xticks(values)
         ax.set_xticklabels([f"{v:g}" for v in values])
-    if key == "level" and not ax.xaxis_inverted():
-        ax.invert_xaxis()
+    if key == "level":
+        if not ax.xaxis_inverted():
+            ax.invert_xaxis()
+        _percent_axis(ax, "x")
 
 
 def _spread_label(spread: Spread, samples: int) -> str:
@@ -142,6 +176,7 @@ def robustness_curve(
     spread: Spread = ("pi", 100),
     height: float = 4.5,
     aspect: float = 1.1,
+    palette: Palette = None,
 ) -> sns.FacetGrid:
     """Rank correlation with the full-judgment ranking vs the share of judgments kept.
 
@@ -165,7 +200,8 @@ def robustness_curve(
     with sns.axes_style(STYLE):
         grid = sns.relplot(
             data=data, x=x, y="value", hue="measure", style="measure", col="statistic",
-            hue_order=order, style_order=order, kind="line", markers=True, dashes=False,
+            hue_order=order, style_order=order, palette=_palette(palette, order), kind="line",
+            markers=True, dashes=False,
             errorbar=spread if samples > 1 else None, err_kws={"alpha": BAND_ALPHA},
             height=height, aspect=aspect, facet_kws={"sharey": False},
         )
@@ -192,6 +228,7 @@ def mean_by_level(
     spread: Spread = ("pi", 100),
     height: float = 4.0,
     aspect: float = 1.4,
+    palette: Palette = None,
 ) -> sns.FacetGrid:
     """Mean value over runs and topics of each measure vs the share of judgments kept.
 
@@ -211,7 +248,7 @@ def mean_by_level(
     with sns.axes_style(STYLE):
         grid = sns.relplot(
             data=per_sample, x=x, y="value", hue="measure", style="measure", kind="line",
-            hue_order=order, style_order=order, markers=True, dashes=False,
+            hue_order=order, style_order=order, palette=_palette(palette, order), markers=True, dashes=False,
             errorbar=spread if samples > 1 else None, err_kws={"alpha": BAND_ALPHA},
             height=height, aspect=aspect,
         )
@@ -230,9 +267,11 @@ def mean_by_level(
     return grid
 
 
-def _pair_panel(data: pd.DataFrame, color=None, **_: object) -> None:
+def _pair_panel(data: pd.DataFrame, color=None, palette: Palette = None, **_: object) -> None:
     """One panel of :func:`estimated_vs_actual`: points, the diagonal and the statistics."""
     ax = plt.gca()
+    if palette is not None:
+        color = palette[data["measure"].iloc[0]]
     ax.scatter(data["actual"], data["estimated"], s=22, color=color, edgecolor="white", linewidth=0.5, zorder=3)
     low = float(min(data["actual"].min(), data["estimated"].min()))
     high = float(max(data["actual"].max(), data["estimated"].max()))
@@ -254,6 +293,7 @@ def estimated_vs_actual(
     *,
     col_wrap: Optional[int] = 4,
     height: float = 3.2,
+    palette: Palette = None,
 ) -> sns.FacetGrid:
     """Per-system estimated vs actual means, with RMS, Kendall's τ_b and Pearson's ρ on each panel.
 
@@ -293,7 +333,7 @@ def estimated_vs_actual(
     with sns.axes_style(STYLE):
         grid = sns.FacetGrid(data, col="panel", col_order=panels, col_wrap=wrap, height=height,
                              sharex=False, sharey=False)
-        grid.map_dataframe(_pair_panel)
+        grid.map_dataframe(_pair_panel, palette=_palette(palette, list(pd.unique(data["measure"]))))
     grid.set_titles("{col_name}", size=10)
     for ax in grid.axes.flat:
         ax.set_xlabel("actual mean (full judgments)")
@@ -343,13 +383,14 @@ def correlation_heatmap(
     return fig
 
 
-def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = None) -> Figure:
+def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = None, palette: Palette = None) -> Figure:
     """Discriminative power of each measure: share of run pairs with ASL < alpha.
 
     Sakai (2007) reports these as "significant pairs / pairs = %" (his Table 3 and figures of
     ASL curves); each bar carries that label. ``summary`` is
     :meth:`pdeval.discriminative_power`'s ``.summary``; bars are sorted by power. With a
-    variant column (e.g. ``level``) pass it as ``hue``.
+    variant column (e.g. ``level``) pass it as ``hue``; otherwise each bar has its measure's
+    colour (``palette``). The axis runs from 0 to 100%.
     """
     _require(summary, ["measure", "power"], "discriminative_power_bars")
     data = summary.assign(percent=100.0 * summary["power"])
@@ -357,12 +398,20 @@ def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = Non
     n_bars = len(order) * (data[hue].nunique() if hue else 1)
     with sns.axes_style(STYLE):
         fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.45 * n_bars + 1.5)))
-        sns.barplot(data=data, y="measure", x="percent", hue=hue, order=order, orient="h", ax=ax,
-                    color=None if hue else sns.color_palette()[0])
+        if hue:
+            sns.barplot(data=data, y="measure", x="percent", hue=hue, order=order, orient="h", ax=ax)
+        else:
+            sns.barplot(data=data, y="measure", x="percent", hue="measure", hue_order=order, order=order,
+                        orient="h", ax=ax, palette=_palette(palette, order), legend=False, saturation=1.0)
     if not hue and "label" in data.columns:
         labels = data.set_index("measure").loc[order, "label"]
-        ax.bar_label(ax.containers[0], labels=list(labels), padding=3, fontsize=9)
-    ax.set_xlim(0, 118)
+        bars = sorted((p for c in ax.containers for p in c), key=lambda p: p.get_y())
+        for bar, label in zip(bars, labels):  # inside the bar when it is long, so the axis ends at 100
+            inside = bar.get_width() > 70
+            ax.text(bar.get_width() + (-1.5 if inside else 1.5), bar.get_y() + bar.get_height() / 2, label,
+                    ha="right" if inside else "left", va="center", fontsize=9,
+                    color="white" if inside else "black")
+    ax.set_xlim(0, 100)
     ax.set_xticks(range(0, 101, 20))
     ax.set_xlabel("discriminative power (% of run pairs significantly different)")
     ax.set_ylabel("measure")
@@ -386,6 +435,7 @@ def swap_rate_curve(
     measures: Optional[Sequence[str]] = None,
     height: float = 4.0,
     aspect: float = 1.5,
+    palette: Palette = None,
 ) -> sns.FacetGrid:
     """Swap rate vs the absolute difference of the means on the first topic set.
 
@@ -407,7 +457,7 @@ def swap_rate_curve(
     data["percent"] = 100.0 * data["rate"]
     with sns.axes_style(STYLE):
         grid = sns.relplot(data=data, x="lower", y="percent", hue="measure", style="measure", kind="line",
-                           hue_order=order, style_order=order,
+                           hue_order=order, style_order=order, palette=_palette(palette, order),
                            markers=True, dashes=False, col=col, col_wrap=min(3, data[col].nunique()) if col else None,
                            height=height, aspect=aspect)
     if col:
@@ -421,6 +471,7 @@ def swap_rate_curve(
         ax.set_xlabel("|difference of means| on topic set 1 (lower edge of bin"
                       + (f", width {width:g})" if width else ")"))
         ax.set_ylabel("swap rate (% of trials)")
+        _percent_axis(ax, "y")
     grid.legend.set_title("measure")
     grid.figure.suptitle("Swap rates between two disjoint topic sets (Voorhees & Buckley 2002)", y=1.0)
     grid.tight_layout()
@@ -433,6 +484,7 @@ def topic_distributions(
     *,
     hue: Optional[str] = None,
     points: bool = True,
+    palette: Palette = None,
 ) -> Figure:
     """Per-topic values of one measure for every run: box plots with the topics as points.
 
@@ -454,7 +506,8 @@ def topic_distributions(
     with sns.axes_style(STYLE):
         fig, ax = plt.subplots(figsize=(9.0, max(3.5, 0.2 * lines + 0.3 * len(order) * n_hue + 1.2)))
         sns.boxplot(data=data, y="label", x="value", hue=hue, order=order, orient="h", ax=ax,
-                    showfliers=not points, color=None if hue else "#a6cee3", linewidth=0.9,
+                    showfliers=not points, color=None if hue else _palette(palette, [measure])[measure],
+                    linewidth=0.9, saturation=1.0, boxprops={"alpha": 0.6},
                     showmeans=True, meanprops={"marker": "D", "markerfacecolor": "black",
                                                "markeredgecolor": "black", "markersize": 4})
         if points:

@@ -6,7 +6,19 @@ snapshot; compares every system ranking with the full-judgment one (Kendall's ta
 RMS); measures discriminative power and swap rates on the full judgments; and writes CSV
 tables, PNG figures, ``report.md`` and a standalone ``report.html`` (figures embedded) that
 says in words which measures held their ranking best. Every number in the text is read
-from the computed tables.
+from the computed tables, and the text claims only what they support:
+
+* a measure is ranked above another only when the mean of their paired per-sample
+  differences exceeds the sampling noise, :data:`NOISE_Z` standard errors (see
+  :func:`separation`); otherwise the two are called indistinguishable, and the spread over
+  the samples is shown;
+* comparisons made on one qrels (depth-k pools, the partial qrels) have no sampling noise to
+  measure and rank nothing: their values are reported;
+* a pool result that is true by construction (the pool judges every document the measure
+  looks at: a cut-off measure at depth k >= its cut-off, with values identical to the full
+  judgments) is marked as such;
+* where tau_AP < 1 for a ranking identical to the full-judgment one, the report says that
+  tau_AP counts tied runs as randomly ordered.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from . import plotting
@@ -30,7 +43,7 @@ from .judgments import pool, reduce
 from .measures import parse as parse_measure
 from .significance import discriminative_power, swap_rates
 
-__all__ = ["DEFAULT_MEASURES", "findings", "report", "report_from_args"]
+__all__ = ["DEFAULT_MEASURES", "NOISE_Z", "findings", "report", "report_from_args", "separation"]
 
 #: the measures studied by default (unregistered ones are skipped with a warning)
 DEFAULT_MEASURES = ("AP", "Bpref", "infAP", "AP'", "Q'", "nDCG'", "nDCG@10", "P@10")
@@ -51,6 +64,16 @@ TABLES = {
     "measure_correlation": "Kendall's tau_b between the full-judgment rankings of each pair of measures",
 }
 TAU = {"tau_b": "τ_b", "tau_ap": "τ_AP", "rms": "RMS"}
+#: a measure is ranked above another only when their mean paired difference exceeds this many
+#: standard errors of it (about a two-sided 95% interval for 10 or more samples)
+NOISE_Z = 2.0
+#: the rule, as the report states it
+RULE = (
+    "A measure is ranked above another only when the mean of their per-sample differences exceeds "
+    f"{NOISE_Z:g} standard errors (sd of the differences / √samples; paired, since both measures are "
+    "evaluated on the same reduced qrels of each sample); otherwise they are indistinguishable "
+    "(≈). With one sample no measure is ranked."
+)
 
 
 def _measures(measures: Iterable[str]) -> list[str]:
@@ -84,16 +107,22 @@ def _judged_share(qrels: pd.DataFrame, full: pd.DataFrame, key: str) -> pd.Serie
 def _summary(
     measures: list[str],
     robustness: pd.DataFrame,
+    samples: pd.DataFrame,
     pools: Optional[pd.DataFrame],
     partial: Optional[pd.DataFrame],
     power: pd.DataFrame,
 ) -> pd.DataFrame:
-    """One row per measure, sorted by mean tau_b at the smallest level (best first)."""
+    """One row per measure, sorted by mean tau_b at the smallest level (best first).
+
+    ``rank`` is the measure's group under the report's rule (:data:`RULE`): measures that
+    share a rank are indistinguishable at the sampling noise.
+    """
     lowest = robustness["level"].min()
     at_low = robustness[robustness["level"] == lowest].pivot(index="measure", columns="method", values="mean")
     spread = robustness[(robustness["level"] == lowest) & (robustness["method"] == "tau_b")].set_index("measure")
     table = pd.DataFrame(index=pd.Index(measures, name="measure"))
     table[f"tau_b@{lowest}%"] = at_low["tau_b"]
+    table[f"tau_b@{lowest}% sd"] = spread["std"]
     table[f"tau_b@{lowest}% min"] = spread["min"]
     table[f"tau_b@{lowest}% max"] = spread["max"]
     table[f"tau_ap@{lowest}%"] = at_low["tau_ap"]
@@ -105,9 +134,56 @@ def _summary(
     if partial is not None:
         table["tau_b partial qrels"] = partial.pivot(index="measure", columns="method", values="value")["tau_b"]
     table["discriminative power"] = power.set_index("measure")["power"]
-    order = table[f"tau_b@{lowest}%"].round(9).rank(ascending=False, method="min")
-    table.insert(0, "rank", order.astype(int))
-    return table.sort_values(["rank"], kind="stable").reset_index()
+    at = samples[(samples["level"] == lowest) & (samples["method"] == "tau_b")]
+    groups = _groups(table[f"tau_b@{lowest}%"], separation(at))
+    rank = {m: number for number, group in enumerate(groups, start=1) for m in group}
+    table.insert(0, "rank", pd.Series(rank).reindex(table.index).astype(int))
+    order = table.assign(_mean=-table[f"tau_b@{lowest}%"]).sort_values(["rank", "_mean"], kind="stable")
+    return order.drop(columns="_mean").reset_index()
+
+
+def separation(samples: pd.DataFrame, *, z: float = NOISE_Z) -> pd.DataFrame:
+    """Which measures the per-sample values of one statistic tell apart.
+
+    ``samples`` holds one value per (measure, sample) for one level and statistic (from
+    :func:`pdeval.rank_correlation`). For each ordered pair (a, b) of measures it gives the
+    mean paired difference ``diff`` = mean over samples of (value_a - value_b), its standard
+    error ``se`` = sd / sqrt(n) (n samples, sd with n - 1 degrees of freedom), and
+    ``separated`` = n >= 2 and |diff| > z * se (and > 1e-12). Samples missing for one of the
+    two measures are left out of that pair.
+    """
+    wide = samples.pivot_table(index="sample", columns="measure", values="value", aggfunc="first")
+    rows = []
+    for a in wide.columns:
+        for b in wide.columns:
+            if a == b:
+                continue
+            d = (wide[a] - wide[b]).dropna().to_numpy(float)
+            n = d.size
+            diff = float(d.mean()) if n else float("nan")
+            se = float(d.std(ddof=1) / np.sqrt(n)) if n >= 2 else float("nan")
+            separated = bool(n >= 2 and abs(diff) > max(z * se, 1e-12))
+            rows.append({"measure": a, "other": b, "diff": diff, "se": se, "samples": n, "separated": separated})
+    return pd.DataFrame(rows, columns=["measure", "other", "diff", "se", "samples", "separated"])
+
+
+def _groups(means: pd.Series, pairs: pd.DataFrame, higher_is_better: bool = True) -> list[list[str]]:
+    """Measures from best to worst mean, cut into groups: a group starts at the first measure
+    separated from the first measure of the group above (:func:`separation`)."""
+    ordered = list(means.sort_values(ascending=not higher_is_better, kind="stable").index)
+    apart = {(a, b) for a, b, sep in zip(pairs["measure"], pairs["other"], pairs["separated"]) if sep}
+    groups: list[list[str]] = []
+    for measure in ordered:
+        if groups and (groups[-1][0], measure) not in apart:
+            groups[-1].append(measure)
+        else:
+            groups.append([measure])
+    return groups
+
+
+def _and(names: Sequence[str]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _best_worst(frame: pd.DataFrame, column: str) -> tuple[pd.Series, pd.Series]:
@@ -121,13 +197,20 @@ def _names(frame: pd.DataFrame, column: str, value: float) -> str:
     return " and ".join(tied)
 
 
-def _tiers(frame: pd.DataFrame, column: str) -> list[tuple[str, float]]:
-    """(measure names, value) per distinct value at 3 decimals, best first; ties share a tier."""
-    ordered = frame.sort_values(column, ascending=False, kind="stable")
-    tiers: dict[float, list[str]] = {}
-    for measure, value in zip(ordered["measure"], ordered[column]):
-        tiers.setdefault(round(float(value), 3), []).append(measure)
-    return [(" and ".join(names), value) for value, names in tiers.items()]
+def _ranked_statement(samples: pd.DataFrame, method: str, level: float, higher_is_better: bool = True) -> tuple:
+    """(groups, means, sd, min, max, n) of one statistic at one level, under the rule."""
+    at = samples[(samples["level"] == level) & (samples["method"] == method)]
+    stats = at.groupby("measure", sort=False)["value"].agg(["mean", "std", "min", "max", "count"])
+    groups = _groups(stats["mean"], separation(at), higher_is_better)
+    return groups, stats
+
+
+def _spread(stats: pd.DataFrame, measure: str, digits: int = 3) -> str:
+    row = stats.loc[measure]
+    if row["count"] < 2:
+        return f"{row['mean']:.{digits}f}"
+    return (f"{row['mean']:.{digits}f} ± {row['std']:.{digits}f} "
+            f"(range {row['min']:.{digits}f}–{row['max']:.{digits}f})")
 
 
 def _tukey_summary(full: pd.DataFrame, B: int, seed: int) -> pd.DataFrame:
@@ -143,68 +226,96 @@ def _tukey_summary(full: pd.DataFrame, B: int, seed: int) -> pd.DataFrame:
 
 
 def findings(tables: dict, info: dict) -> list[str]:
-    """The report's statements in plain words, every number read from ``tables``."""
-    summary = tables["summary"]
+    """The report's statements in plain words, every number read from ``tables``.
+
+    Rankings of measures follow :data:`RULE` (paired per-sample differences against the
+    sampling noise); single-qrels comparisons (pools, partial qrels) rank nothing.
+    """
     robustness = tables["robustness"]
+    samples_table = tables["robustness_samples"]
     lowest = robustness["level"].min()
-    column = f"tau_b@{lowest}%"
-    samples = int(robustness["samples"].max())
-    ranked = summary.sort_values(column, ascending=False, kind="stable")
-    best, worst = ranked.iloc[0], ranked.iloc[-1]
-    tiers = _tiers(summary, column)
-    spread = "" if samples < 2 else " (range {:.3f}–{:.3f} over {} samples)"
+    n = int(robustness["samples"].max())
     lines = []
-    text = (
-        f"At {lowest:g}% of the judgments, {tiers[0][0]} kept the system ranking best: "
-        f"mean τ_b = {best[column]:.3f}"
-        + spread.format(best[column + " min"], best[column + " max"], samples)
-    )
-    if len(tiers) > 2:
-        following = tiers[1 : min(3, len(tiers) - 1)]
-        text += ", followed by " + ", ".join(f"{names} ({value:.3f})" for names, value in following)
-    if len(tiers) > 1:
-        text += (
-            f"; {tiers[-1][0]} fell to τ_b = {worst[column]:.3f}"
-            + spread.format(worst[column + " min"], worst[column + " max"], samples)
+    groups, stats = _ranked_statement(samples_table, "tau_b", lowest)
+    top, bottom = groups[0], groups[-1]
+    at = f"At {lowest:g}% of the judgments ({n} sample{'s' if n != 1 else ''})"
+    if n < 2:
+        lines.append(f"{at}, mean τ_b per measure: " + ", ".join(
+            f"{m} {stats.loc[m, 'mean']:.3f}" for m in stats["mean"].sort_values(ascending=False).index)
+            + "; with one sample there is no estimate of the sampling noise, so no measure is ranked above another.")
+    elif len(groups) == 1:
+        lines.append(f"{at}, no measure kept the system ranking better than another: all are indistinguishable "
+                     f"at the sampling noise (mean τ_b ± sd: "
+                     + ", ".join(f"{m} {_spread(stats, m)}" for m in top) + ").")
+    else:
+        if len(top) == 1:
+            text = f"{at}, {top[0]} kept the system ranking best: mean τ_b = {_spread(stats, top[0])}"
+        else:
+            text = (f"{at}, {_and(top)} kept the system ranking best, indistinguishable from each other "
+                    f"(mean τ_b ± sd: " + ", ".join(f"{m} {_spread(stats, m)}" for m in top) + ")")
+        text += (f"; {_and(bottom)} {'was' if len(bottom) == 1 else 'were'} lowest: "
+                 + ", ".join(f"{m} {_spread(stats, m)}" for m in bottom))
+        lines.append(text + ".")
+    if n >= 2:
+        lines.append(
+            f"Measures by mean τ_b at {lowest:g}% ('>' separates groups that differ by more than the "
+            f"sampling noise, '≈' joins indistinguishable ones): "
+            + " > ".join(" ≈ ".join(f"{m} {stats.loc[m, 'mean']:.3f}" for m in group) for group in groups)
+            + ". " + RULE
         )
-    lines.append(text + ".")
-    lines.append(
-        f"Measures ranked by mean τ_b at {lowest:g}%: "
-        + ", ".join(f"{m} {v:.3f}" for m, v in zip(ranked["measure"], ranked[column]))
-        + "."
-    )
-    ap_col = f"tau_ap@{lowest}%"
-    best_ap, worst_ap = _best_worst(summary, ap_col)
-    rms_col = f"rms@{lowest}%"
-    low_rms = summary.sort_values(rms_col, kind="stable").iloc[0]
-    high_rms = summary.sort_values(rms_col, kind="stable").iloc[-1]
-    lines.append(
-        f"Top-weighted agreement τ_AP at {lowest:g}% is highest for {_names(summary, ap_col, best_ap[ap_col])} "
-        f"({best_ap[ap_col]:.3f}) and lowest for {_names(summary, ap_col, worst_ap[ap_col])} ({worst_ap[ap_col]:.3f}); "
-        f"the mean values moved least for {low_rms['measure']} (RMS {low_rms[rms_col]:.4f} from the full-judgment means) "
-        f"and most for {high_rms['measure']} (RMS {high_rms[rms_col]:.4f})."
-    )
+    ap_groups, ap_stats = _ranked_statement(samples_table, "tau_ap", lowest)
+    rms_groups, rms_stats = _ranked_statement(samples_table, "rms", lowest, higher_is_better=False)
+    if n >= 2:
+        ap_text = (f"top-weighted agreement τ_AP at {lowest:g}% is highest for {_and(ap_groups[0])} "
+                   f"({', '.join(f'{m} {_spread(ap_stats, m)}' for m in ap_groups[0])})"
+                   if len(ap_groups) > 1 else
+                   f"top-weighted agreement τ_AP at {lowest:g}% does not separate the measures "
+                   f"({ap_stats['mean'].min():.3f}–{ap_stats['mean'].max():.3f})")
+        rms_text = (f"the mean values moved least for {_and(rms_groups[0])} (RMS "
+                    f"{', '.join(f'{m} {_spread(rms_stats, m, 4)}' for m in rms_groups[0])} from the "
+                    f"full-judgment means)" if len(rms_groups) > 1 else
+                    "the RMS distance of the means from the full-judgment ones does not separate the measures")
+        lines.append(ap_text[0].upper() + ap_text[1:] + "; " + rms_text + ".")
     if "pools" in tables:
         pools = tables["pools"]
         parts = []
         for depth, part in pools[pools["method"] == "tau_b"].groupby("depth", sort=True):
-            b, w = _best_worst(part, "value")
             share = info["pool_share"][depth]
-            parts.append(
-                f"depth {depth} ({share:.0f}% of the judgments): best {_names(part, 'value', b['value'])} "
-                f"τ_b = {b['value']:.3f}, worst {_names(part, 'value', w['value'])} {w['value']:.3f}"
-            )
+            shown = part.sort_values("value", ascending=False, kind="stable")
+            parts.append(f"depth {depth} ({share:.0f}% of the judgments): "
+                         + ", ".join(f"{m} {v:.3f}" + (" (by construction)" if c else " (identical values)" if i else "")
+                                     for m, v, c, i in zip(shown["measure"], shown["value"], shown["by_construction"],
+                                                           shown["identical"])))
         lines.append(
-            "Depth-k pools of all the runs (every evaluated run contributed to the pool): " + "; ".join(parts) + "."
+            "τ_b with depth-k pools of all the runs (every evaluated run contributed to the pool; one qrels per "
+            "depth, so no sampling noise to rank the measures by; 'identical values': every per-topic value "
+            "equals the full-judgment one on these data): " + "; ".join(parts) + "."
+        )
+        built = pools[pools["by_construction"] & (pools["method"] == "tau_b")]
+        if not built.empty:
+            cases = ", ".join(f"{m} at depth {', '.join(map(str, sorted(g['depth'])))}"
+                              for m, g in built.groupby("measure", sort=False))
+            lines.append(
+                f"True by construction: {cases}. The pool judges every document in the top k of every run, "
+                "and these measures look at no document below their cut-off, so their values equal the "
+                "full-judgment ones and τ = 1 says nothing about robustness."
+            )
+    ties = _identical_but_tau_ap_below_one(tables)
+    if ties:
+        lines.append(
+            "τ_AP is below 1 for rankings identical to the full-judgment one (τ_b = 1): "
+            + ", ".join(ties)
+            + ". τ_AP counts runs with tied mean scores as ordered at random (its expected value over "
+            "tie-breaks; the paper defines no ties), so tied runs lower it even when both rankings tie them alike."
         )
     if "partial" in tables:
-        part = tables["partial"][tables["partial"]["method"] == "tau_b"]
-        b, w = _best_worst(part, "value")
+        part = tables["partial"][tables["partial"]["method"] == "tau_b"].sort_values("value", ascending=False,
+                                                                                    kind="stable")
         lines.append(
-            f"With the real partial qrels ({info['partial_judgments']} judgments, "
-            f"{info['partial_share']:.0f}% of the {info['judgments']} final ones), "
-            f"{_names(part, 'value', b['value'])} kept the highest τ_b = {b['value']:.3f} and "
-            f"{_names(part, 'value', w['value'])} the lowest ({w['value']:.3f})."
+            f"τ_b with the real partial qrels ({info['partial_judgments']} judgments, "
+            f"{info['partial_share']:.0f}% of the {info['judgments']} final ones; one snapshot, so no sampling "
+            "noise to rank the measures by): "
+            + ", ".join(f"{m} {v:.3f}" for m, v in zip(part["measure"], part["value"])) + "."
         )
     power = tables["discriminative_power"]
     b, w = _best_worst(power, "power")
@@ -226,6 +337,44 @@ def findings(tables: dict, info: dict) -> list[str]:
 # ---------------------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------------------
+
+
+def _identical_but_tau_ap_below_one(tables: dict) -> list[str]:
+    """Where tau_b = 1 (same ranking, same ties) but tau_AP < 1: "measure at <variant> (tau_AP)"."""
+    found = []
+    for name, key in (("pools", "depth"), ("partial", None), ("robustness_samples", "level")):
+        if name not in tables:
+            continue
+        frame = tables[name]
+        keys = ["measure"] + ([key] if key else []) + (["sample"] if "sample" in frame.columns else [])
+        wide = frame.pivot_table(index=keys, columns="method", values="value", aggfunc="first").reset_index()
+        if not {"tau_b", "tau_ap"} <= set(wide.columns):
+            continue
+        hits = wide[(wide["tau_b"] >= 1 - 1e-12) & (wide["tau_ap"] < 1 - 1e-12)]
+        where = {"pools": "depth {}", "partial": "the partial qrels", "robustness_samples": "{}%"}[name]
+        for row in hits.drop_duplicates(["measure"] + ([key] if key else [])).itertuples(index=False):
+            place = where.format(getattr(row, key)) if key else where
+            found.append(f"{row.measure} at {place} (τ_AP {row.tau_ap:.3f})")
+    return found
+
+
+#: measures whose value at cut-off k depends on the judgments of the top k documents alone (no
+#: R, no ideal list): a depth-k' pool with k' >= k judges all they look at
+TOP_K_ONLY = ("P", "RR", "Judged")
+
+
+def _by_construction(pooled: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
+    """Per (measure, depth): ``identical`` (values equal the full-judgment ones for every run and
+    topic) and ``by_construction`` (identical, and the measure is one of :data:`TOP_K_ONLY`
+    with a cut-off no larger than the depth, so the pool judges every document it looks at)."""
+    keys = ["run", "query_id", "measure"]
+    both = pooled.merge(full[keys + ["value"]], on=keys, suffixes=("", "_full"), how="left")
+    same = both.assign(same=both["value"] == both["value_full"]).groupby(["measure", "depth"])["same"].all()
+    out = same.rename("identical").reset_index()
+    parsed = out["measure"].map(parse_measure)
+    cutoff = parsed.map(lambda m: m.cutoff if m.spec.name in TOP_K_ONLY else None).astype(float)
+    out["by_construction"] = out["identical"] & cutoff.notna() & (cutoff <= out["depth"])
+    return out
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -362,7 +511,8 @@ def report(
     results["full"] = full
     means = system_means(full)
     wide = means.pivot(index="run", columns="measure", values="value")[measures]
-    tables["full_means"] = wide.sort_values(measures[0], ascending=False).reset_index()
+    # no columns name: it would show as a spurious empty "measure" column in the HTML table
+    tables["full_means"] = wide.sort_values(measures[0], ascending=False).rename_axis(columns=None).reset_index()
     tables["measure_correlation"] = correlation_table(full, "tau_b", measures=measures).reset_index()
     n_topics = full["query_id"].nunique()
     info = {"judgments": int((qrels["relevance"] >= 0).sum())}
@@ -389,7 +539,7 @@ def report(
         results["pooled"] = pooled
         pools = rank_correlation(pooled, full, methods=METHODS)
         pools["judged_pct"] = pools["depth"].map(info["pool_share"])
-        tables["pools"] = pools
+        tables["pools"] = pools.merge(_by_construction(pooled, full), on=["measure", "depth"], how="left")
     bar.update()
 
     # the real partial qrels
@@ -414,7 +564,8 @@ def report(
     tables["swap_rates"] = swaps.summary
     bar.update()
 
-    tables["summary"] = _summary(measures, tables["robustness"], tables.get("pools"), tables.get("partial"), power)
+    tables["summary"] = _summary(measures, tables["robustness"], samples_table, tables.get("pools"),
+                                 tables.get("partial"), power)
 
     # figures
     stage(stages[6])
@@ -434,17 +585,20 @@ def report(
     }
     if not depths:
         del figures["pools"]
-    _save(plotting.robustness_curve(samples_table, methods=["tau_b", "tau_ap"], measures=measures), out / "robustness.png", dpi)
-    _save(plotting.mean_by_level(reduced, measures=measures), out / "mean_by_level.png", dpi)
-    _save(plotting.estimated_vs_actual(reduced[reduced["level"] == lowest], full), out / "estimated_vs_actual.png", dpi)
+    colours = plotting.measure_palette(measures)  # one colour per measure in every figure
+    _save(plotting.robustness_curve(samples_table, methods=["tau_b", "tau_ap"], measures=measures, palette=colours),
+          out / "robustness.png", dpi)
+    _save(plotting.mean_by_level(reduced, measures=measures, palette=colours), out / "mean_by_level.png", dpi)
+    _save(plotting.estimated_vs_actual(reduced[reduced["level"] == lowest], full, palette=colours),
+          out / "estimated_vs_actual.png", dpi)
     if depths:
-        _save(plotting.robustness_curve(tables["pools"], x="depth", methods=["tau_b", "tau_ap"], measures=measures),
-              out / "pools.png", dpi)
-    _save(plotting.discriminative_power_bars(power), out / "discriminative_power.png", dpi)
-    _save(plotting.swap_rate_curve(swaps.bins, measures=measures), out / "swap_rates.png", dpi)
+        _save(plotting.robustness_curve(tables["pools"], x="depth", methods=["tau_b", "tau_ap"], measures=measures,
+                                        palette=colours), out / "pools.png", dpi)
+    _save(plotting.discriminative_power_bars(power, palette=colours), out / "discriminative_power.png", dpi)
+    _save(plotting.swap_rate_curve(swaps.bins, measures=measures, palette=colours), out / "swap_rates.png", dpi)
     _save(plotting.correlation_heatmap(tables["measure_correlation"].set_index("reference")),
           out / "measure_correlation.png", dpi)
-    _save(plotting.topic_distributions(full, measures[0]), out / "topic_distributions.png", dpi)
+    _save(plotting.topic_distributions(full, measures[0], palette=colours), out / "topic_distributions.png", dpi)
     bar.update()
 
     # tables and text
@@ -481,7 +635,7 @@ def report_from_args(args: argparse.Namespace) -> int:
     from .io import read_qrels, read_run
 
     if (args.qrels is None) != (args.runs is None):
-        raise PdevalError("pdeval report: give both --qrels and --runs, or neither (bundled clef2018 data)")
+        raise PdevalError("give both --qrels and --runs, or neither (the bundled clef2018 data)")
     run = read_run(args.runs) if args.runs else None
     qrels = read_qrels(args.qrels) if args.qrels else None
     partial = read_qrels(args.partial_qrels) if args.partial_qrels else None

@@ -182,7 +182,11 @@ QUIRK_EXPECTED = {
 @pytest.mark.parametrize("name", sorted(QUIRKS))
 def test_run_quirks_both_parsers_agree(tmp_path, name):
     path = write(tmp_path, name, QUIRKS[name])
-    run = read_run_both(path)
+    if name == "hash.txt":  # comment lines in a run are skipped with a counted warning
+        with pytest.warns(PdevalWarning, match="skipped 2 line.*first at line 1"):
+            run = read_run_both(path)
+    else:
+        run = read_run_both(path)
     docs, scores, ranks = QUIRK_EXPECTED[name]
     assert run.doc_id.tolist() == docs
     assert run.score.tolist() == scores
@@ -313,7 +317,7 @@ BAD_RUNS = {
     "score_nan": ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 NaN t\n", 2, "NaN"),
     "score_hex": ("q1 Q0 d1 1 0x1p3 t\n", 1, "'0x1p3'"),
     "rank_text": ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2.5 1.0 t\n", 2, "rank '2.5'"),
-    "swapped": ("q1 Q0 d1 2.0 1 t\n", 1, "rank '2.0'"),
+    "swapped": ("q1 Q0 d1 13.72 1 t\n", 1, "rank '13.72'"),  # an integral rank such as 1.0 is accepted
     "rank_overflow": ("q1 Q0 d1 99999999999999999999 1 t\n", 1, "64-bit"),
     "not_utf8": (b"q1 Q0 d1 1 2.0 t\nq1 Q0 d\xff2 2 1.0 t\n", 2, "UTF-8"),
     "nul": (b"q1 Q0 d1 1 2.0 t\nq1 Q0 d\x002 2 1.0 t\n", 2, "NUL"),

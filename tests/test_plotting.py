@@ -195,3 +195,45 @@ def test_long_names_wrap_at_separators():
     wrapped = plotting._wrap("SINAI__SINAI_Run1_google+cTakes", 12)
     assert wrapped.replace("\n", "") == "SINAI__SINAI_Run1_google+cTakes"
     assert all(len(line) <= 12 for line in wrapped.split("\n"))
+
+
+def test_each_measure_has_one_colour_in_every_figure(study):
+    from matplotlib.colors import to_rgb
+
+    palette = plotting.measure_palette(["P@10", "infAP", "Bpref", "AP"])  # not the frame's order
+    want = {m: to_rgb(c) for m, c in palette.items()}
+
+    def legend_colours(grid):
+        return {t.get_text(): to_rgb(h.get_color()) for t, h in zip(grid.legend.get_texts(), grid.legend.legend_handles)}
+
+    assert legend_colours(plotting.robustness_curve(study["tau"], palette=palette)) == want
+    assert legend_colours(plotting.mean_by_level(study["reduced"], palette=palette)) == want
+    swaps = pdeval.swap_rates(study["full"], c=6, trials=50, progress=False)
+    assert legend_colours(plotting.swap_rate_curve(swaps.bins, palette=palette)) == want
+    summary = pdeval.discriminative_power(study["full"], B=50, progress=False).summary
+    ax = plotting.discriminative_power_bars(summary, palette=palette).axes[0]
+    shown = [t.get_text() for t in ax.get_yticklabels()]
+    bars = sorted(ax.patches, key=lambda p: p.get_y())
+    assert {m: to_rgb(b.get_facecolor()) for m, b in zip(shown, bars)} == want
+    grid = plotting.estimated_vs_actual(study["reduced"][study["reduced"].level == 20], study["full"], palette=palette)
+    for ax in grid.axes.flat:
+        measure = ax.get_title().split(" vs ")[0]
+        assert tuple(ax.collections[0].get_facecolor()[0][:3]) == pytest.approx(want[measure])
+    fig = plotting.topic_distributions(study["full"], "Bpref", palette=palette)
+    box = next(p for p in fig.axes[0].patches)
+    assert tuple(box.get_facecolor()[:3]) == pytest.approx(want["Bpref"])
+    with pytest.raises(SchemaError, match="no colour"):
+        plotting.robustness_curve(study["tau"], palette={"AP": "red"})
+
+
+def test_percentage_axes_stay_within_0_and_100(study):
+    grid = plotting.robustness_curve(study["tau"])
+    for ax in grid.axes.flat:
+        assert 0 <= min(ax.get_xlim()) and max(ax.get_xlim()) <= 100
+    ax = plotting.mean_by_level(study["reduced"]).ax
+    assert 0 <= min(ax.get_xlim()) and max(ax.get_xlim()) <= 100
+    swaps = pdeval.swap_rates(study["full"], c=6, trials=50, progress=False)
+    ax = plotting.swap_rate_curve(swaps.bins).ax
+    assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] <= 100
+    summary = pdeval.discriminative_power(study["full"], B=50, progress=False).summary
+    assert plotting.discriminative_power_bars(summary).axes[0].get_xlim() == (0, 100)

@@ -97,32 +97,134 @@ def test_tables_hold_what_the_functions_return(data, written):
     pd.testing.assert_frame_equal(pd.read_csv(out / "summary.csv"), tables["summary"], check_dtype=False)
 
 
-def test_report_names_the_measure_with_the_best_tau(written):
+def paired_t(samples: pd.DataFrame, level, method: str, a: str, b: str) -> float:
+    """Paired t statistic of a - b over the samples (scipy, independent of pdeval.report)."""
+    from scipy.stats import ttest_rel
+
+    at = samples[(samples.level == level) & (samples.method == method)].pivot(index="sample", columns="measure",
+                                                                               values="value")
+    diff = at[a] - at[b]
+    if np.allclose(diff, diff.iloc[0]):  # no spread: separated exactly when the difference is not 0
+        return np.inf if abs(diff.iloc[0]) > 1e-12 else 0.0
+    return float(ttest_rel(at[a], at[b]).statistic)
+
+
+def test_separation_is_a_paired_t_statistic_against_the_noise(written):
+    from pdeval.report import NOISE_Z, separation
+
+    samples = pd.read_csv(written[0] / "robustness_samples.csv")
+    at = samples[(samples.level == 10) & (samples.method == "tau_b")]
+    pairs = separation(at)
+    assert len(pairs) == len(MEASURES) * (len(MEASURES) - 1)
+    for row in pairs.itertuples(index=False):
+        t = paired_t(samples, 10, "tau_b", row.measure, row.other)
+        assert row.separated == (abs(t) > NOISE_Z), (row.measure, row.other, t)
+
+
+def test_best_is_claimed_only_above_the_sampling_noise(written):
+    from pdeval.report import NOISE_Z
+
     out, tables = written
-    robustness = tables["robustness"]
-    low = robustness[(robustness.level == 10) & (robustness.method == "tau_b")].set_index("measure")["mean"]
-    best, worst = low.idxmax(), low.idxmin()
+    samples = tables["robustness_samples"]
     markdown = (out / "report.md").read_text()
     first = next(line for line in markdown.splitlines() if line.startswith("* At 10% of the judgments"))
-    names = re.match(r"\* At 10% of the judgments, (.+?) kept the system ranking best", first).group(1)
-    assert best in names.split(" and ")
-    assert f"mean τ_b = {low.max():.3f}" in first
-    assert f"fell to τ_b = {low.min():.3f}" in first and worst in first
+    means = samples[(samples.level == 10) & (samples.method == "tau_b")].groupby("measure")["value"].mean()
+    top = means.idxmax()
+    if "kept the system ranking best" in first:
+        named = re.match(r"\* At 10% of the judgments \(2 samples\), (.+?) kept the system ranking best", first).group(1)
+        named = named.replace(" and ", ", ").split(", ")
+        assert top in named
+        for other in means.index:  # every measure left out of the best group is separated from the top
+            if other not in named:
+                assert abs(paired_t(samples, 10, "tau_b", top, other)) > NOISE_Z, other
+        for member in named:  # every measure of the group is not
+            assert abs(paired_t(samples, 10, "tau_b", top, member)) <= NOISE_Z, member
+        assert f"{means.max():.3f} ± " in first  # the spread is shown
+    else:
+        assert "indistinguishable" in first
+        for other in means.index:
+            assert abs(paired_t(samples, 10, "tau_b", top, other)) <= NOISE_Z
+    assert "exceeds 2 standard errors" in markdown  # the rule is stated
+    # the summary's rank is the group: measures sharing rank 1 are those not separated from the top
+    summary = tables["summary"].set_index("measure")
+    assert summary.loc[top, "rank"] == 1
     html = (out / "report.html").read_text()
-    assert f"mean τ_b = {low.max():.3f}" in html
-    assert "With the real partial qrels" in markdown and "Depth-k pools" in markdown
+    assert first[2:40] in html
 
 
-def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path):
+def synthetic_tables(values: dict, level: int = 10) -> dict:
+    """Tables as report() makes them, from per-sample tau_b values {measure: [v_sample...]}."""
+    rows = [{"measure": m, "level": level, "sample": i, "method": method, "value": v, "n_runs": 5}
+            for m, vs in values.items() for i, v in enumerate(vs) for method in ("tau_b", "tau_ap", "rms")]
+    samples = pd.DataFrame(rows)
+    grouped = samples.groupby(["measure", "level", "method"])["value"]
+    robustness = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index().rename(columns={"count": "samples"})
+    power = pd.DataFrame({"measure": list(values), "power": 0.5, "label": "1/2 = 50.0%", "B": 100, "alpha": 0.05})
+    return {"robustness": robustness, "robustness_samples": samples, "discriminative_power": power}
+
+
+def test_close_measures_are_called_indistinguishable_and_one_sample_ranks_nothing():
+    from pdeval.report import findings
+
+    noisy = synthetic_tables({"A": [0.80, 0.60, 0.90, 0.70], "B": [0.78, 0.62, 0.85, 0.72], "C": [0.20, 0.21, 0.19, 0.20]})
+    lines = findings(noisy, {})
+    assert lines[0].startswith("At 10% of the judgments (4 samples), A and B kept the system ranking best, indistinguishable")
+    assert "C was lowest" in lines[0]
+    assert f"A 0.750 ≈ B {np.mean([0.78, 0.62, 0.85, 0.72]):.3f} > C 0.200" in lines[1]
+    single = synthetic_tables({"A": [0.9], "B": [0.5]})
+    lines = findings(single, {})
+    assert "no measure is ranked above another" in lines[0] and "best" not in " ".join(lines[:2])
+    same = synthetic_tables({"A": [0.9, 0.8, 0.7], "B": [0.9, 0.8, 0.7]})
+    assert "indistinguishable" in findings(same, {})[0]
+
+
+def test_pool_results_true_by_construction_are_marked(written):
+    out, tables = written
+    pools = pd.read_csv(out / "pools.csv")
+    p10 = pools[(pools.measure == "P@10") & (pools.method == "tau_b")].set_index("depth")
+    assert bool(p10.loc[10, "by_construction"]) and p10.loc[10, "value"] == 1.0
+    assert not bool(p10.loc[5, "by_construction"])  # depth 5 < cut-off 10
+    assert not pools[pools.measure.isin(["AP", "Bpref", "infAP", "AP'"])]["by_construction"].any()
+    markdown = (out / "report.md").read_text()
+    assert "True by construction: P@10 at depth 10." in markdown
+    assert "P@10 1.000 (by construction)" in markdown
+
+
+def test_tau_ap_below_one_for_identical_rankings_is_explained():
+    from pdeval.correlation import tau_ap
+    from pdeval.report import findings
+
+    tables = synthetic_tables({"A": [0.9, 0.8], "B": [0.5, 0.4]})
+    ties = tau_ap([3, 2, 2, 1], [3, 2, 2, 1])  # the same ranking with a tie: below 1
+    assert ties < 1
+    tables["pools"] = pd.DataFrame({
+        "measure": ["A", "A"], "depth": [10, 10], "reference": ["A", "A"], "method": ["tau_b", "tau_ap"],
+        "value": [1.0, ties], "n_runs": [4, 4], "judged_pct": [50.0, 50.0], "identical": [True, True],
+        "by_construction": [True, True]})
+    text = " ".join(findings(tables, {"pool_share": {10: 50.0}}))
+    assert f"A at depth 10 (τ_AP {ties:.3f})" in text and "tied mean scores as ordered at random" in text
+
+
+def test_html_per_run_table_has_no_empty_measure_column(written):
+    out, _ = written
+    html = (out / "report.html").read_text()
+    table = html.split("full_means.csv")[1].split("</table>")[0]
+    head = table.split("<thead>")[1].split("</thead>")[0]
+    assert head.count("<tr") == 1 and "<th></th>" not in head and "<th>measure</th>" not in head
+    assert head.count("<th>") == 1 + len(MEASURES)
+
+
+def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path, capsys):
     from pdeval.cli import main
 
     pdeval.write_run(data["run"], tmp_path / "runs", per_run=True)
     pdeval.write_qrels(data["qrels"], tmp_path / "qrels.txt")
-    with pytest.warns(PdevalWarning, match="'nosuch' skipped"):
-        code = main(["report", "--qrels", str(tmp_path / "qrels.txt"), "--runs", str(tmp_path / "runs"),
-                     "--levels", "30", "--samples", "1", "--measures", "AP", "Bpref", "nosuch",
-                     "--out", str(tmp_path / "out"), "--no-progress"])
+    code = main(["report", "--qrels", str(tmp_path / "qrels.txt"), "--runs", str(tmp_path / "runs"),
+                 "--levels", "30", "--samples", "1", "--measures", "AP", "Bpref", "nosuch",
+                 "--out", str(tmp_path / "out"), "--no-progress"])
     assert code == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("pdeval: warning:")]
+    assert any("'nosuch' skipped" in line for line in warned)  # one line on stderr, as every warning
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert sorted(summary["measure"]) == ["AP", "Bpref"]
     assert not (tmp_path / "out" / "partial.csv").exists()
