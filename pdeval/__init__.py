@@ -9,7 +9,11 @@
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
   :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`;
 * judging measures: :func:`rank_correlation`, :func:`correlation_table`, :func:`swap_rates`,
-  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`.
+  :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
+* the ecosystem (:mod:`pdeval.integrations`): :func:`experiment` (PyTerrier's table),
+  :func:`from_ranx` / :func:`to_ranx`, :func:`read_trec_eval` / :func:`write_trec_eval`,
+  :func:`read_table` / :func:`write_table` (Parquet, Arrow IPC); Polars and Arrow frames,
+  ranx objects, ir_datasets records and ir_measures measure objects are accepted as inputs.
 """
 
 import sys
@@ -18,6 +22,10 @@ from . import accessor, datasets, errors, frames
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
+from .integrations.arrow import read_table, write_table
+from .integrations.pyterrier import experiment
+from .integrations.ranx import from_ranx, to_ranx
+from .integrations.trec_eval import read_trec_eval, write_trec_eval
 from .io import read_qrels, read_run, write_qrels, write_run
 from .judgments import LEVEL_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool, reduce
 from .measures import available as available_measures
@@ -40,6 +48,8 @@ __all__ = [
     "errors",
     "evaluate",
     "exclude_runs",
+    "experiment",
+    "from_ranx",
     "judged",
     "leave_out_pooling",
     "mixed_pool",
@@ -49,11 +59,16 @@ __all__ = [
     "rank_run",
     "read_qrels",
     "read_run",
+    "read_table",
+    "read_trec_eval",
     "reduce",
     "summarize",
     "swap_rates",
     "system_means",
+    "to_ranx",
     "training_sensitivity",
     "write_qrels",
     "write_run",
+    "write_table",
+    "write_trec_eval",
 ]
