@@ -95,7 +95,7 @@ def _ir_measures_knows(name: str) -> bool:
     import ir_measures
 
     try:
-        ir_measures.parse_measure(name)
+        ir_measures.parse_measure(name).validate_params()
     except Exception:  # ir_measures raises assorted errors (NameError, ValueError, SyntaxError) for unknown names
         return False
     return True
