@@ -134,7 +134,8 @@ def experiment(
     wide
         ``True``: PyTerrier's layout -- ``name``, one column of means per measure, then per
         measure ``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` and with a correction
-        ``"<m> reject"``, ``"<m> p-value corrected"``; the baseline's cells are empty.
+        ``"<m> reject"``, ``"<m> p-value corrected"``; the baseline's cells are empty
+        (its ``reject`` is False).
         ``False``: a tidy frame ``run, measure, value, improved, degraded, p_value,
         p_adjusted, significant``.
     """
@@ -196,8 +197,8 @@ def experiment(
             wide_table[f"{m} +"] = part["improved"]
             wide_table[f"{m} -"] = part["degraded"]
             wide_table[f"{m} p-value"] = part["p_value"]
-            if correction is not None:
-                wide_table[f"{m} reject"] = part["significant"]
+            if correction is not None:  # the baseline is not rejected (pt.Experiment writes False)
+                wide_table[f"{m} reject"] = part["significant"].fillna(False).astype(bool)
                 wide_table[f"{m} p-value corrected"] = part["p_adjusted"]
     return wide_table.rename_axis("name").reset_index()
 
