@@ -110,6 +110,7 @@ def test_experiment_from_results_and_tidy(clef):
     pd.testing.assert_frame_equal(pdeval.experiment(result, baseline=0, test="sign"), from_runs)
     perquery = result.rename(columns={"run": "name", "query_id": "qid"})  # pt.Experiment(perquery=True)
     pd.testing.assert_frame_equal(pdeval.experiment(perquery, baseline=0, test="sign"), from_runs)
+    pd.testing.assert_frame_equal(result.ir.experiment(baseline=0, test="sign"), from_runs)  # accessor wiring
     tidy = pdeval.experiment(result, baseline=names[0], wide=False)
     assert list(tidy.columns) == ["run", "measure", "value", "improved", "degraded", "p_value", "p_adjusted", "significant"]
     assert len(tidy) == 2 * len(names)

@@ -39,7 +39,7 @@ def test_round_trips():
     back = pd.concat([pdeval.from_ranx(r) for r in converted.values()])
     pd.testing.assert_frame_equal(_sorted(back), _sorted(runs), check_dtype=False)
     one = runs[runs["run"] == names[0]]
-    assert pdeval.to_ranx(one).name == names[0]
+    assert pdeval.to_ranx(one).name == names[0] and one.ir.to_ranx().to_dict() == pdeval.to_ranx(one).to_dict()
     qrels = clef.qrels[["query_id", "doc_id", "relevance"]]
     pd.testing.assert_frame_equal(_sorted(pdeval.from_ranx(pdeval.to_ranx(qrels))), _sorted(qrels), check_dtype=False)
     # and ranx -> pdeval -> ranx

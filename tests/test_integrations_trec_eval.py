@@ -66,6 +66,7 @@ def test_relstring_lines_are_not_measures():
 
 def test_written_lines_are_trec_eval_lines(result):
     text = pdeval.write_trec_eval(result)
+    assert result.ir.write_trec_eval() == text  # accessor wiring
     expected = _lines(DATA / "out.test.aq", set(SHARED) | {"runid", "num_q"})
     written = text.splitlines()
     assert sorted(written) == sorted(expected)
