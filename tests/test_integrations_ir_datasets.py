@@ -36,6 +36,8 @@ def test_scored_doc_and_qrel_records_evaluate_like_frames(frames):
     judged = (formats.TrecQrel(q, d, r, "0") for q, d, r in qrels.itertuples(index=False))
     got = pdeval.evaluate(docs, judged, measures)
     assert set(got["run"]) == {"run"}
+    read = pdeval.read_run([formats.GenericScoredDoc(q, d, s) for q, d, s in run[["query_id", "doc_id", "score"]].itertuples(index=False)])
+    pd.testing.assert_frame_equal(read[["query_id", "doc_id", "score"]], run[["query_id", "doc_id", "score"]], check_dtype=False)
     pd.testing.assert_frame_equal(got.drop(columns="run"), expected)
 
 

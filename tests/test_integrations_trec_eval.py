@@ -101,3 +101,27 @@ def test_bad_files_raise_with_the_line(tmp_path):
         pdeval.read_trec_eval(only_all)
     with pytest.raises(PdevalError, match="variant"):
         pdeval.write_trec_eval(pd.DataFrame({"run": "a", "level": 1, "query_id": "1", "measure": "AP", "value": 0.5}, index=[0]))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    values=st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=6),
+    runs=st.integers(min_value=1, max_value=3),
+)
+def test_any_values_round_trip_exactly(tmp_path_factory, values, runs):
+    rows = [
+        {"run": f"r{r}", "query_id": str(t), "measure": measure, "value": value}
+        for r in range(runs)
+        for t, value in enumerate(values)
+        for measure in ("AP", "nDCG@10", "bpref_R")
+    ]
+    frame = pd.DataFrame(rows)
+    path = tmp_path_factory.mktemp("trec_eval") / "out.txt"
+    pdeval.write_trec_eval(frame, path, digits=None)
+    back = pdeval.read_trec_eval(path)
+    key = ["run", "query_id", "measure"]
+    assert back.sort_values(key)["value"].tolist() == frame.sort_values(key)["value"].tolist()
