@@ -37,6 +37,7 @@ def _per_topic(measures, qrels, run) -> pd.DataFrame:
 MEASURES = [
     AP, AP@10, AP(rel=2), AP(judged_only=True), P@5, P(rel=2)@10, R@100, RR, RR(rel=3), Rprec,
     nDCG, nDCG@10, nDCG(judged_only=True)@10, Bpref, Bpref(rel=2), infAP,
+    nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10, 4: 20})@10, nDCG(gains={1: 1, 2: 3}), nDCG(gains={2: 5}, judged_only=True),
 ]
 
 
