@@ -609,7 +609,12 @@ def read_run(
     if run_from not in ("file", "tag"):
         raise SchemaError(f"run_from must be 'file' or 'tag', not {run_from!r}")
     if is_source(source):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
-        return as_run(read_source(source), duplicates=duplicates)
+        frame = read_source(source)
+        if name is not None:
+            if not isinstance(name, str):
+                raise SchemaError("name= takes one run name for a frame, records or table files")
+            frame = frame.assign(run=name)
+        return as_run(frame, duplicates=duplicates)
     if engine not in ("auto", "python"):
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
     files = _resolve_sources(source)

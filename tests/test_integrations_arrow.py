@@ -73,6 +73,11 @@ def test_files_round_trip(tmp_path, clef, suffix):
         assert pdeval.frames.frame_kind(back) == kind
     read_run = pdeval.read_run(tmp_path / f"run{suffix}")
     pd.testing.assert_frame_equal(pdeval.evaluate(read_run, pdeval.read_qrels(tmp_path / f"qrels{suffix}"), MEASURES), result)
+    first = runs[runs["run"] == runs["run"].iloc[0]]
+    pdeval.write_table(first.drop(columns="run"), tmp_path / f"bm25{suffix}")
+    two = pdeval.read_run([tmp_path / f"run{suffix}", tmp_path / f"bm25{suffix}"])  # what `pdeval eval` passes
+    assert two["run"].tolist() == runs["run"].tolist() + ["bm25"] * len(first)
+    assert set(pdeval.read_run(tmp_path / f"bm25{suffix}", name="b")["run"]) == {"b"}
     pdeval.write_table(pl.from_pandas(result), tmp_path / f"polars{suffix}")
     pd.testing.assert_frame_equal(pdeval.read_table(tmp_path / f"polars{suffix}", kind="result"), result, check_dtype=False)
 

@@ -73,19 +73,27 @@ def is_source(obj: Any) -> bool:
     if isinstance(obj, (str, os.PathLike)):
         return is_table_file(obj)
     if isinstance(obj, (list, tuple)):
-        return bool(obj) and not isinstance(obj[0], (str, os.PathLike))
+        paths = [isinstance(item, (str, os.PathLike)) for item in obj]
+        return bool(obj) and (not paths[0] or (all(paths) and all(map(is_table_file, obj))))
     return True
 
 
 def read_source(obj: Any) -> pd.DataFrame:
-    """The frame held by a Parquet / Arrow IPC file (by its suffix) or by ``obj`` itself
-    (:func:`to_frame`)."""
+    """The frame held by a Parquet / Arrow IPC file (by its suffix), by a list of such files
+    (concatenated; a file without a ``run`` column is named after the file, without its suffix),
+    or by ``obj`` itself (:func:`to_frame`)."""
     import os
 
-    if isinstance(obj, (str, os.PathLike)):
-        from .arrow import load_table
+    from .arrow import is_table_file, load_table
 
+    if isinstance(obj, (str, os.PathLike)):
         return load_table(obj)
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(item, (str, os.PathLike)) and is_table_file(item) for item in obj):
+        from pathlib import Path
+
+        frames = [load_table(path) for path in obj]
+        frames = [f if "run" in f.columns else f.assign(run=Path(path).stem) for f, path in zip(frames, obj)]
+        return pd.concat(frames, ignore_index=True)
     return to_frame(obj)
 
 
