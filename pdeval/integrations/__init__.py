@@ -20,6 +20,8 @@ The peers are imported only when an object of theirs is met.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -66,15 +68,14 @@ def is_source(obj: Any) -> bool:
     """Whether a reader should take ``obj`` through :func:`read_source` rather than parse
     TREC text: a Parquet or Arrow IPC file, or anything that is not a path or a list of
     paths (a frame, a ranx object, an iterable of records)."""
-    import os
-
     from .arrow import is_table_file
 
     if isinstance(obj, (str, os.PathLike)):
         return is_table_file(obj)
     if isinstance(obj, (list, tuple)):
-        paths = [isinstance(item, (str, os.PathLike)) for item in obj]
-        return bool(obj) and (not paths[0] or (all(paths) and all(map(is_table_file, obj))))
+        if not obj or not isinstance(obj[0], (str, os.PathLike)):
+            return bool(obj)  # records (an empty list is left to the readers' own message)
+        return all(is_table_file(item) for item in obj)
     return True
 
 
@@ -82,15 +83,11 @@ def read_source(obj: Any) -> pd.DataFrame:
     """The frame held by a Parquet / Arrow IPC file (by its suffix), by a list of such files
     (concatenated; a file without a ``run`` column is named after the file, without its suffix),
     or by ``obj`` itself (:func:`to_frame`)."""
-    import os
-
     from .arrow import is_table_file, load_table
 
     if isinstance(obj, (str, os.PathLike)):
         return load_table(obj)
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(item, (str, os.PathLike)) and is_table_file(item) for item in obj):
-        from pathlib import Path
-
+    if isinstance(obj, (list, tuple)) and obj and all(is_table_file(item) for item in obj):
         frames = [load_table(path) for path in obj]
         frames = [f if "run" in f.columns else f.assign(run=Path(path).stem) for f, path in zip(frames, obj)]
         return pd.concat(frames, ignore_index=True)
