@@ -15,6 +15,10 @@
 * automatic judgments: :func:`merge_qrels`, :func:`judged_by_source`, :func:`label_sets`,
   :func:`map_grades`, :func:`agreement`, :func:`leaderboards`, :func:`compare_leaderboards`,
   :func:`leaderboard_changes`, :func:`fill_holes`.
+* the ecosystem (:mod:`pdeval.integrations`): :func:`experiment` (PyTerrier's table),
+  :func:`from_ranx` / :func:`to_ranx`, :func:`read_trec_eval` / :func:`write_trec_eval`,
+  :func:`read_table` / :func:`write_table` (Parquet, Arrow IPC); Polars and Arrow frames,
+  ranx objects, ir_datasets records and ir_measures measure objects are accepted as inputs.
 """
 
 import sys
@@ -34,6 +38,10 @@ from .agreement import (
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
+from .integrations.arrow import read_table, write_table
+from .integrations.pyterrier import experiment
+from .integrations.ranx import from_ranx, to_ranx
+from .integrations.trec_eval import read_trec_eval, write_trec_eval
 from .io import read_qrels, read_run, write_qrels, write_run
 from .judgments import LEVEL_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool, reduce
 from .measures import available as available_measures
@@ -61,6 +69,8 @@ __all__ = [
     "evaluate",
     "exclude_runs",
     "fill_holes",
+    "experiment",
+    "from_ranx",
     "judged",
     "judged_by_source",
     "label_sets",
@@ -76,13 +86,18 @@ __all__ = [
     "rank_run",
     "read_qrels",
     "read_run",
+    "read_table",
+    "read_trec_eval",
     "reduce",
     "summarize",
     "swap_rates",
     "system_means",
     "topic_set_size",
+    "to_ranx",
     "training_sensitivity",
     "tukey_hsd",
     "write_qrels",
     "write_run",
+    "write_table",
+    "write_trec_eval",
 ]

@@ -96,6 +96,15 @@ class IRAccessor:
 
         return fill_holes(self._need("run", "fill_holes"), qrels, judge, **options)
 
+    def to_ranx(self):
+        """``pdeval.to_ranx(frame)``: this run frame as ranx ``Run`` objects, or this qrels
+        frame as a ranx ``Qrels``."""
+        from .integrations.ranx import to_ranx
+
+        if self.kind not in ("run", "qrels"):
+            self._need("run", "to_ranx")
+        return to_ranx(self._frame)
+
     # ---- qrels frames -------------------------------------------------------------------
     def reduce(self, levels: Any, **options: Any) -> pd.DataFrame:
         """``pdeval.reduce(qrels, levels, **options)``: qrels variants with level, sample."""
@@ -199,6 +208,18 @@ class IRAccessor:
         from .statistics import topic_set_size
 
         return topic_set_size(self._need("result", "topic_set_size"), measure, **options)
+
+    def experiment(self, **options: Any) -> pd.DataFrame:
+        """``pdeval.experiment(result, **options)``: PyTerrier's experiment table."""
+        from .integrations.pyterrier import experiment
+
+        return experiment(self._need("result", "experiment"), **options)
+
+    def write_trec_eval(self, path: Any = None, **options: Any) -> str:
+        """``pdeval.write_trec_eval(result, path, **options)``: trec_eval's output layout."""
+        from .integrations.trec_eval import write_trec_eval
+
+        return write_trec_eval(self._need("result", "write_trec_eval"), path, **options)
 
     def training_sensitivity(self, **options: Any):
         """``pdeval.training_sensitivity(result, **options)``."""

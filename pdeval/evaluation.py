@@ -303,6 +303,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     chunk_rows: int = 8_000_000,
     sparse: bool = True,
+    output: Literal["pandas", "polars", "arrow"] = "pandas",
 ) -> pd.DataFrame:
     """Evaluate every run of ``run`` against every qrels variant of ``qrels``.
 
@@ -311,6 +312,8 @@ def evaluate(
     run, qrels
         Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted). Extra qrels
         columns (``level``, ``sample``, ...) name qrels variants: all are evaluated at once.
+        Polars and Arrow frames, ranx ``Run``/``Qrels`` and iterables of ir_datasets
+        records are converted at the boundary (:func:`pdeval.integrations.to_frame`).
     measures
         Measure strings or :class:`~pdeval.measures.Measure` objects (``"AP"``,
         ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see :func:`pdeval.measures.available`).
@@ -337,6 +340,8 @@ def evaluate(
         ``sparse=True`` lays out only the rows some qrels variant judges for the measures
         that need nothing else (most of them; see :attr:`Measure.sparse`); ``False`` keeps
         every retrieved row (the same values, slower; for checking).
+    output
+        ``"polars"`` or ``"arrow"`` return the result as a Polars DataFrame or pyarrow Table.
 
     Returns
     -------
@@ -356,6 +361,8 @@ def evaluate(
     by = [by] if isinstance(by, str) else list(by or [])
     if undefined not in ("zero", "nan"):
         raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
+    if output not in ("pandas", "polars", "arrow"):
+        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
     qrels = as_qrels(qrels, duplicates=None)  # checked on integer codes by JudgmentIndex.build
@@ -386,7 +393,12 @@ def evaluate(
     values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
     if undefined == "zero":
         values = np.nan_to_num(values, nan=0.0)
-    return _result_frame(ranked, judgments, variant, group, values, parsed, by)
+    result = _result_frame(ranked, judgments, variant, group, values, parsed, by)
+    if output != "pandas":
+        from .integrations.arrow import from_pandas
+
+        return from_pandas(result, output)
+    return result
 
 
 def _result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:

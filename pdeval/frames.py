@@ -44,8 +44,9 @@ ALIASES = {
     "run_id": "run",
 }
 
-#: qrels columns that never name a variant (the TREC "iteration" column, ir_measures' name for it)
-QRELS_IGNORED = ("iteration", "iter", "Q0")
+#: qrels columns that never name a variant (the TREC "iteration" column, ir_measures' name for
+#: it; sampling information such as ir_datasets' TrecPrel inclusion probabilities)
+QRELS_IGNORED = ("iteration", "iter", "Q0", "stratum", "inclusion_prob")
 
 #: qrels columns that record where a label came from (label provenance): kept, never a variant key
 QRELS_PROVENANCE = ("source",)
@@ -67,8 +68,10 @@ def canonicalize(frame: pd.DataFrame) -> pd.DataFrame:
     An alias is renamed only when the canonical column is not already present, so a
     PyTerrier frame with both ``qid`` and ``query`` keeps ``query`` as text.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise SchemaError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(frame, pd.DataFrame):  # Polars, Arrow, ranx, ir_datasets records
+        from .integrations import to_frame
+
+        frame = to_frame(frame)
     rename = {}
     present = set(frame.columns)
     for column in frame.columns:

@@ -93,6 +93,7 @@ import pandas as pd
 
 from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
+from .integrations import is_source, read_source
 from .ranking import rank_run
 
 try:  # pyarrow is optional ("fast" extra); without it every file takes the Python path
@@ -671,6 +672,13 @@ def read_run(
     """
     if run_from not in ("file", "tag"):
         raise SchemaError(f"run_from must be 'file' or 'tag', not {run_from!r}")
+    if is_source(source):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
+        frame = read_source(source)
+        if name is not None:
+            if not isinstance(name, str):
+                raise SchemaError("name= takes one run name for a frame, records or table files")
+            frame = frame.assign(run=name)
+        return as_run(frame, duplicates=duplicates)
     if engine not in ("auto", "python"):
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
     files = _resolve_sources(source)
@@ -737,8 +745,8 @@ def read_qrels(
     """
     if engine not in ("auto", "python"):
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
-    if not isinstance(path, (str, os.PathLike)):
-        raise SchemaError(f"read_qrels takes one path, not {type(path).__name__}")
+    if is_source(path):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
+        return as_qrels(read_source(path), duplicates=duplicates)
     file = Path(path)
     if file.is_dir():
         raise MissingFileError(f"{str(file)!r} is a directory; read_qrels takes one qrels file", str(file))

@@ -297,6 +297,10 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
             measure = Measure(measure.spec, measure.params, measure.cutoff, True)
         return measure
     if not isinstance(measure, str):
+        from ..integrations.ir_measures import is_ir_measure, measure_string
+
+        if is_ir_measure(measure):  # ir_measures.AP@10, nDCG(judged_only=True)@10 ...
+            return parse(measure_string(measure), judged_only=judged_only, **overrides)
         raise MeasureError(f"a measure is a string such as 'AP' or 'nDCG@10', not {measure!r}")
     text = measure
     for pattern, replacement in _TREC_EVAL_ALIASES:
@@ -368,8 +372,8 @@ def parse_all(
     **overrides: Any,
 ) -> list[Measure]:
     """Parse one or many measures; duplicates (same canonical string) are kept once."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
+    if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable):
+        measures = [measures]  # one measure (an ir_measures object is not iterable)
     parsed = [parse(m, judged_only=judged_only, **overrides) for m in measures]
     if not parsed:
         raise MeasureError("no measure given")

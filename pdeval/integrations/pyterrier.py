@@ -1,0 +1,206 @@
+"""PyTerrier: its frames, its significance-test hook, and its experiment table.
+
+**Frames.** PyTerrier's result frames (``qid, docid, docno, rank, score, query``, with
+``docno`` the document name and ``docid`` Terrier's internal number) and qrels frames
+(``qid, docno, label``) are read by pdeval's alias renaming (:mod:`pdeval.frames`); the
+``query`` text is ignored. Its per-query evaluation frames (``name, qid, measure, value``,
+``pt.Experiment(perquery=True)``) are result frames once :func:`from_perquery` renames them.
+
+**Tests.** ``pt.Experiment(test=...)`` takes a callable with the signature of
+``scipy.stats.ttest_rel`` (two arrays of per-topic values, returning a tuple whose second
+item is the p-value); :func:`paired_test` gives pdeval's paired tests in that form
+(``pt.Experiment(..., baseline=0, test=paired_test("permutation", seed=1))``).
+``pt.Experiment(correction=...)`` takes only a statsmodels ``multipletests`` method name:
+pdeval's corrections (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``,
+:func:`pdeval.significance.adjust_pvalues`) have the same names and give the same values.
+
+**Experiments.** :func:`experiment` builds ``pt.Experiment``'s table from runs or from an
+already evaluated result frame, with pdeval's measures, tests and corrections.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import PdevalError, SchemaError
+from ..significance import adjust_pvalues, compare, score_matrices
+
+TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
+
+
+def from_perquery(frame: pd.DataFrame) -> pd.DataFrame:
+    """PyTerrier's per-query frame (``name, qid, measure, value``) as a result frame."""
+    return frame.rename(columns={"name": "run", "qid": "query_id"})
+
+
+def paired_test(test: str = "t", **options: Any) -> Callable[[np.ndarray, np.ndarray], tuple]:
+    """A pdeval paired test as a ``scipy.stats.ttest_rel``-like callable for ``pt.Experiment``.
+
+    ``test`` is one of :func:`pdeval.compare`'s tests (``"t"``, ``"wilcoxon"``, ``"sign"``,
+    ``"permutation"``, ``"bootstrap"``); ``options`` go to :func:`pdeval.compare` (``seed``,
+    ``permutations``, ``B``). The callable takes the per-topic values of a system and of the
+    baseline (same topic order) and returns ``(statistic, p_value)``.
+    """
+
+    def call(a, b) -> tuple:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+        if a.shape != b.shape or a.ndim != 1:
+            raise PdevalError(f"paired tests need two 1-d arrays of the same length, got shapes {a.shape} and {b.shape}")
+        topics = np.arange(a.size).astype(str)
+        result = pd.DataFrame(
+            {
+                "run": np.repeat(["system", "baseline"], a.size),
+                "query_id": np.tile(topics, 2),
+                "measure": "m",
+                "value": np.concatenate([a, b]),
+            }
+        )
+        row = compare(result, baseline="baseline", test=test, correction=None, **options).iloc[0]
+        return float(row["statistic"]), float(row["p_value"])
+
+    call.__name__ = f"pdeval_{test}"
+    return call
+
+
+def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: dict) -> pd.DataFrame:
+    from .. import frames
+    from ..evaluation import evaluate
+    from . import to_frame
+
+    if isinstance(runs, (list, tuple)):
+        if names is not None and len(names) != len(runs):
+            raise SchemaError(f"names= holds {len(names)} name(s) for {len(runs)} run(s)")
+        parts = []
+        for index, run in enumerate(runs):
+            run = frames.canonicalize(to_frame(run))
+            if names is not None:
+                run = run.assign(run=names[index])
+            parts.append(run)
+        runs = pd.concat(parts, ignore_index=True)
+    else:
+        runs = frames.canonicalize(from_perquery(to_frame(runs)) if "name" in getattr(runs, "columns", ()) else to_frame(runs))
+    if frames.frame_kind(runs) == "result":
+        result = frames.as_result(runs)
+        if measures is not None:
+            wanted = [measures] if isinstance(measures, str) else list(measures)
+            result = result[result["measure"].isin(wanted)]
+        return result
+    if qrels is None or measures is None:
+        raise SchemaError("runs need qrels and measures to be evaluated (or pass an evaluated result frame)")
+    options.setdefault("complete", True)  # every run on every qrels topic, as pt.Experiment
+    return evaluate(runs, qrels, measures, **options)
+
+
+def experiment(
+    runs: Any,
+    qrels: Any = None,
+    measures: Any = None,
+    *,
+    baseline: Union[None, int, str] = None,
+    test: TestLike = "t",
+    correction: Optional[str] = None,
+    alpha: float = 0.05,
+    names: Optional[Sequence[str]] = None,
+    wide: bool = True,
+    seed: int = 0,
+    **options: Any,
+) -> pd.DataFrame:
+    """PyTerrier's experiment table: mean per run and measure, and against a baseline the
+    topics improved and degraded, p-values and corrected p-values.
+
+    Parameters
+    ----------
+    runs
+        A run frame holding several runs (``run`` column), a list of run frames (named by
+        ``names`` or their ``run`` column), or an evaluated result frame (also PyTerrier's
+        per-query frame ``name, qid, measure, value``). Polars, Arrow and ranx objects work too.
+    qrels, measures
+        Used to evaluate runs (:func:`pdeval.evaluate` with ``complete=True``, as
+        ``pt.Experiment`` scores a topic a run lacks as 0; ``options`` go to evaluate). For a
+        result frame, ``measures`` selects measures.
+    baseline
+        The baseline run: its name, or its position in the run order (as in ``pt.Experiment``).
+    test
+        One of :func:`pdeval.compare`'s tests (``"t"`` -- the paired t-test, PyTerrier's
+        default -- ``"wilcoxon"``, ``"sign"``, ``"permutation"``, ``"bootstrap"``) or a
+        ``scipy.stats.ttest_rel``-like callable whose result's second item is the p-value.
+    correction
+        ``None``, ``"holm"``, ``"bonferroni"`` or ``"fdr_bh"``: applied per measure over the
+        runs compared with the baseline (PyTerrier's family); rejects at ``alpha``.
+    wide
+        ``True``: PyTerrier's layout -- ``name``, one column of means per measure, then per
+        measure ``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` and with a correction
+        ``"<m> reject"``, ``"<m> p-value corrected"``; the baseline's cells are empty
+        (its ``reject`` is False).
+        ``False``: a tidy frame ``run, measure, value, improved, degraded, p_value,
+        p_adjusted, significant``.
+    """
+    result = _result_of(runs, qrels, measures, names, dict(options))
+    from ..frames import result_keys
+
+    extra = [k for k in result_keys(result) if k not in ("run", "query_id")]
+    if extra:
+        raise SchemaError(f"the result has variant key column(s) {extra}; select one variant for an experiment table")
+    order = list(pd.unique(result["run"]))
+    measure_order = list(pd.unique(result["measure"]))
+    if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
+        if not 0 <= baseline < len(order):
+            raise SchemaError(f"baseline={baseline} is not the position of one of the {len(order)} runs {order}")
+        baseline = order[baseline]
+    if baseline is not None and baseline not in order:
+        raise SchemaError(f"baseline {baseline!r} is not one of the runs {order}")
+    if correction is not None and baseline is None:
+        raise SchemaError("a correction needs a baseline (the family is the runs compared with it)")
+    means = result.groupby(["run", "measure"], sort=False)["value"].mean()
+    rows = [{"run": r, "measure": m, "value": means[(r, m)]} for r in order for m in measure_order]
+    table = pd.DataFrame(rows)
+    if baseline is not None:
+        stats = []
+        for group in score_matrices(result, measure_order):
+            b = group.runs.index(baseline)
+            others = [i for i in range(len(group.runs)) if i != b]
+            z = group.scores[others] - group.scores[b]
+            if callable(test):
+                p = np.array([float(test(group.scores[i], group.scores[b])[1]) for i in others])
+            else:
+                tested = compare(
+                    result[result["measure"] == group.measure], baseline=baseline, test=test,
+                    correction=None, seed=seed,
+                ).set_index("run")
+                p = tested["p_value"].reindex([group.runs[i] for i in others]).to_numpy(dtype=np.float64)
+            adjusted = adjust_pvalues(p, correction) if correction is not None else np.full(p.shape, np.nan)
+            stats.append(
+                pd.DataFrame(
+                    {
+                        "run": [group.runs[i] for i in others],
+                        "measure": group.measure,
+                        "improved": (z > 0).sum(axis=1),
+                        "degraded": (z < 0).sum(axis=1),
+                        "p_value": p,
+                        "p_adjusted": adjusted,
+                        "significant": adjusted < alpha if correction is not None else p < alpha,
+                    }
+                )
+            )
+        table = table.merge(pd.concat(stats, ignore_index=True), on=["run", "measure"], how="left")
+    if not wide:
+        return table
+    wide_table = table.pivot(index="run", columns="measure", values="value").reindex(index=order, columns=measure_order)
+    wide_table.columns.name = None
+    if baseline is not None:
+        for m in measure_order:
+            part = table[table["measure"] == m].set_index("run").reindex(order)
+            wide_table[f"{m} +"] = part["improved"]
+            wide_table[f"{m} -"] = part["degraded"]
+            wide_table[f"{m} p-value"] = part["p_value"]
+            if correction is not None:  # the baseline is not rejected (pt.Experiment writes False)
+                wide_table[f"{m} reject"] = part["significant"].fillna(False).astype(bool)
+                wide_table[f"{m} p-value corrected"] = part["p_adjusted"]
+    return wide_table.rename_axis("name").reset_index()
+
+
+__all__ = ["experiment", "from_perquery", "paired_test"]

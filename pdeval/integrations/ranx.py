@@ -1,0 +1,93 @@
+"""ranx ``Run`` / ``Qrels`` objects and pdeval frames, exactly both ways.
+
+:func:`from_ranx` keeps every id, score (float64), relevance and the run's name;
+:func:`to_ranx` builds ``ranx.Run`` objects named after the frame's ``run`` column and a
+``ranx.Qrels`` from a qrels frame. ``from_ranx(to_ranx(frame))`` is ``frame`` up to row order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+
+
+def _rows(nested: Any) -> tuple[list, list, list]:
+    """query ids, doc ids and values of ranx's ``{query: {doc: value}}`` dict of dicts."""
+    queries, docs, values = [], [], []
+    for query, scored in nested.items():
+        queries.extend([query] * len(scored))
+        docs.extend(scored.keys())
+        values.extend(scored.values())
+    return queries, docs, values
+
+
+def from_ranx(obj: Any) -> pd.DataFrame:
+    """A ranx ``Run`` as a run frame (``run``, ``query_id``, ``doc_id``, ``score``; the run
+    is named by ``Run.name``, ``"run"`` when it has none) or a ranx ``Qrels`` as a qrels
+    frame (``query_id``, ``doc_id``, ``relevance``)."""
+    import ranx
+
+    if isinstance(obj, ranx.Run):
+        queries, docs, scores = _rows(obj.to_dict())
+        return pd.DataFrame(
+            {
+                "run": obj.name if obj.name is not None else "run",
+                "query_id": pd.Series(queries, dtype=str),
+                "doc_id": pd.Series(docs, dtype=str),
+                "score": np.asarray(scores, dtype=np.float64),
+            }
+        )
+    if isinstance(obj, ranx.Qrels):
+        queries, docs, levels = _rows(obj.to_dict())
+        return pd.DataFrame(
+            {
+                "query_id": pd.Series(queries, dtype=str),
+                "doc_id": pd.Series(docs, dtype=str),
+                "relevance": np.asarray(levels, dtype=np.int64),
+            }
+        )
+    raise SchemaError(f"expected a ranx Run or Qrels, got {type(obj).__name__}")
+
+
+def _nested(frame: pd.DataFrame, value: str) -> dict:
+    nested: dict = {}
+    for query, doc, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist()):
+        nested.setdefault(query, {})[doc] = v
+    return nested
+
+
+def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
+    """A run frame as a ranx ``Run`` named after its ``run`` column (a dict ``{name: Run}``
+    when it holds several runs), or a qrels frame as a ranx ``Qrels``.
+
+    The frame may be anything pdeval reads (pandas, Polars, Arrow, records). A qrels frame
+    with variant keys (``level``, ``sample``) is refused: select one variant first.
+    """
+    import ranx
+
+    from .. import frames
+    from . import to_frame
+
+    frame = frames.canonicalize(to_frame(frame))
+    kind = frames.frame_kind(frame)
+    if kind == "run":
+        frame = frames.as_run(frame)
+        runs = {
+            str(name): ranx.Run(_nested(part, "score"), name=str(name))
+            for name, part in frame.groupby("run", sort=False, observed=True)
+        }
+        return next(iter(runs.values())) if len(runs) == 1 else runs
+    if kind == "qrels":
+        frame = frames.as_qrels(frame)
+        keys = frames.variant_keys(frame)
+        if keys:
+            raise SchemaError(f"the qrels frame has variant key column(s) {keys}; ranx Qrels hold one variant, select one first")
+        return ranx.Qrels(_nested(frame, "relevance"))
+    raise SchemaError(f"to_ranx takes a run or qrels frame; this one has columns {list(frame.columns)}")
+
+
+__all__ = ["from_ranx", "to_ranx"]
