@@ -52,5 +52,34 @@ class MeasureError(PdevalError):
         super().__init__(message)
 
 
+class OverlapError(SchemaError):
+    """The run and the qrels share no topic: nothing could be evaluated.
+
+    The message shows a few topic ids of each side and the likely cause (leading zeros,
+    number formatting, letter case, or qrels of another collection).
+    """
+
+
 class PdevalWarning(UserWarning):
-    """Warns when a documented policy let pdeval go on (rows dropped, topics skipped)."""
+    """Warns when a documented policy let pdeval go on (rows dropped, topics skipped).
+
+    Every warning pdeval issues is a ``PdevalWarning`` (or one of the subclasses below), so
+    ``warnings.simplefilter("ignore", pdeval.errors.PdevalWarning)`` silences them all and
+    ``warnings.simplefilter("error", pdeval.errors.PdevalWarning)`` turns them into errors.
+    """
+
+
+class ColumnWarning(PdevalWarning):
+    """A frame column pdeval does not use was ignored (it names the column)."""
+
+
+class IdWarning(PdevalWarning):
+    """Ids were normalised (whitespace around them stripped), with the count of rows."""
+
+
+class OverlapWarning(PdevalWarning):
+    """The run and the qrels cover different topics, or a run retrieves no judged document.
+
+    Counts the run-only and qrels-only topics (or names the runs); the values are those of
+    trec_eval 9 (only shared topics are evaluated; ``complete=True`` is trec_eval ``-c``).
+    """
