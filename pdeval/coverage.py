@@ -18,13 +18,12 @@ Silence them with ``warnings.simplefilter("ignore", pdeval.errors.OverlapWarning
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .errors import OverlapError, OverlapWarning
+from .errors import OverlapError, OverlapWarning, warn
 
 __all__ = ["check_coverage", "likely_cause"]
 
@@ -90,10 +89,9 @@ def check_coverage(ranked, judgments, *, complete: bool, depth: Optional[int]) -
                     "their means are over fewer topics; complete=True scores a missing topic 0 (trec_eval -c)")
             parts.append(f"{lacking} of {n_systems} run(s) lack some of the {int(retrieved.sum())} evaluated "
                          f"topics ({fate})")
-        warnings.warn(
+        warn(
             f"{int(retrieved.sum())} topic(s) evaluated; " + "; ".join(parts) + ".",
             OverlapWarning,
-            stacklevel=3,
         )
     known = ranked.known_rows
     judged = known[judgments.judged_pair[ranked.pair[known]]]
@@ -103,10 +101,9 @@ def check_coverage(ranked, judgments, *, complete: bool, depth: Optional[int]) -
     if unjudged.any():
         names = [" ".join(map(str, row)) for row in ranked.systems[unjudged].itertuples(index=False)]
         where = f"its top {depth}" if depth is not None else "its rankings"
-        warnings.warn(
+        warn(
             f"{len(names)} run(s) have no judged document in {where} ({_shown(names, 3)}): "
             "their measures are 0 (or undefined) because nothing they retrieved was judged. "
             "Check that the run and the qrels use the same document ids.",
             OverlapWarning,
-            stacklevel=3,
         )

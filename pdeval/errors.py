@@ -6,7 +6,10 @@ all of them at once; the subclasses say which kind of input was wrong.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import os
+import sys
+import warnings
+from typing import Optional, Sequence, Type
 
 
 class PdevalError(ValueError):
@@ -83,3 +86,15 @@ class OverlapWarning(PdevalWarning):
     Counts the run-only and qrels-only topics (or names the runs); the values are those of
     trec_eval 9 (only shared topics are evaluated; ``complete=True`` is trec_eval ``-c``).
     """
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: Type[Warning] = PdevalWarning) -> None:
+    """Issue a warning attributed to the first caller outside pdeval (the user's line), however
+    deep inside the package it is raised; the default filters then show it once per line."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)

@@ -19,13 +19,12 @@ boundary; inside the package only the canonical names exist.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Iterable, Literal, Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnWarning, DuplicateError, IdWarning, PdevalWarning, SchemaError
+from .errors import ColumnWarning, DuplicateError, IdWarning, PdevalWarning, SchemaError, warn
 from .ids import _arrow_chunks
 
 RUN_REQUIRED = ("query_id", "doc_id", "score")
@@ -235,11 +234,10 @@ def _as_id(frame: pd.DataFrame, column: str, kind: str) -> pd.Series:
                 f"the {kind} frame has empty {column} values in {_rows(frame, empty)}; "
                 f"every row needs a {column} (drop those rows or fill them in)."
             )
-        warnings.warn(
+        warn(
             f"the {kind} frame's {column} has whitespace around {_rows(frame, padded)}; stripped "
             "(trec_eval splits its input on whitespace, so such ids cannot come from a file)",
             IdWarning,
-            stacklevel=4,
         )
         series = stripped
     return series
@@ -296,10 +294,9 @@ def drop_duplicates(
         kept = frame.iloc[order].drop_duplicates(list(keys), keep="first").sort_index()
     else:
         kept = frame.loc[~repeated]
-    warnings.warn(
+    warn(
         f"{count} duplicate {kind} row(s) dropped (policy {policy!r}, keys {list(keys)})",
         PdevalWarning,
-        stacklevel=3,
     )
     return kept
 
@@ -392,13 +389,12 @@ def _variant_columns(frame: pd.DataFrame, variants: Optional[Iterable[str]]) -> 
     unknown = [c for c in frame.columns if c not in keep]
     if not unknown:
         return frame
-    warnings.warn(
+    warn(
         f"the qrels column(s) {unknown} are ignored: a qrels column is a variant key only when pdeval "
         f"produces it ({', '.join(PRODUCED_VARIANTS)}) or it is named with variants=[...]; "
         f"{', '.join(QRELS_RESERVED)} are information. Pass variants={unknown!r} to evaluate each value "
         "as a qrels variant, or drop the column(s) to silence this warning.",
         ColumnWarning,
-        stacklevel=4,
     )
     return frame.drop(columns=unknown)
 
