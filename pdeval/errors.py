@@ -90,11 +90,41 @@ class OverlapWarning(PdevalWarning):
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
+#: (category, file, line) of the warnings already shown under the "default" action
+_SHOWN: set = set()
+
+
+def _action(category: Type[Warning], text: str, module: str, lineno: int) -> str:
+    """The action the warnings filters give this warning (as :func:`warnings.warn` decides)."""
+    for action, message, kind, module_re, line in warnings.filters:
+        if (
+            (message is None or message.match(text))
+            and issubclass(category, kind)
+            and (module_re is None or module_re.match(module))
+            and (line == 0 or line == lineno)
+        ):
+            return action
+    return warnings.defaultaction
+
 
 def warn(message: str, category: Type[Warning] = PdevalWarning) -> None:
     """Issue a warning attributed to the first caller outside pdeval (the user's line), however
-    deep inside the package it is raised; the default filters then show it once per line."""
+    deep inside the package it is raised.
+
+    Under Python's ``"default"`` filter action a :class:`PdevalWarning` is shown once per
+    category and line of the caller's code, whatever its counts say, so a loop that calls
+    :func:`pdeval.evaluate` (or a pdeval function that does) shows it once. The standard
+    filters change that: ``warnings.simplefilter("always", PdevalWarning)`` shows every one,
+    ``"ignore"`` none, ``"error"`` raises them.
+    """
     level, frame = 2, sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         level, frame = level + 1, frame.f_back
+    if frame is not None:
+        place = (category, frame.f_code.co_filename, frame.f_lineno)
+        action = _action(category, message, frame.f_globals.get("__name__", ""), frame.f_lineno)
+        if action == "default":
+            if place in _SHOWN:
+                return
+            _SHOWN.add(place)
     warnings.warn(message, category, stacklevel=level)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .coverage import check_coverage
-from .errors import PdevalError, PdevalWarning
+from .errors import PdevalError, PdevalWarning, warn
 from .frames import (
     ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys, variant_keys,
 )
@@ -509,13 +509,7 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     summary = grouped.agg(value="mean", topics="count", size="size").reset_index()
     summary["undefined"] = summary.pop("size") - summary["topics"]
     if int(summary["undefined"].sum()):
-        import warnings
-
-        warnings.warn(
-            f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means",
-            PdevalWarning,
-            stacklevel=2,
-        )
+        warn(f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means", PdevalWarning)
     if wide:
         table = summary.pivot_table(index=keys, columns="measure", values="value", sort=False)
         table.columns.name = None
