@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true", help="condensed lists: drop unjudged documents (trec_eval -J)")
     ev.add_argument("-M", "--depth", type=int, default=None, help="keep the first DEPTH documents (trec_eval -M)")
     ev.add_argument("-l", "--rel", type=int, default=None, help="relevance threshold for binary measures (trec_eval -l)")
-    ev.add_argument("--float32", action="store_true", help="order by float32 scores (trec_eval <= 9.0.8, pytrec_eval)")
+    ev.add_argument("--float32", action="store_true", help="order by float32 scores (trec_eval <= 9.0.7, pytrec_eval)")
     ev.add_argument("--format", choices=("tsv", "csv", "json"), default="tsv", help="output format")
     ev.add_argument("--duplicates", choices=("error", "first", "max"), default="error",
                     help="what to do with repeated documents in a run (default: error)")

@@ -7,13 +7,16 @@ kind    required columns                            optional columns
 ======  ==========================================  ============================================
 run     ``query_id`` (str), ``doc_id`` (str),       ``run`` (system name, default ``"run"``),
         ``score`` (float)                           ``rank`` (ignored), extra keys (``by=``)
-qrels   ``query_id``, ``doc_id``, ``relevance``     variant keys such as ``level``, ``sample``
-        (int; ``-1`` pooled but unjudged)
+qrels   ``query_id``, ``doc_id``, ``relevance``     variant keys (``level``, ``sample``, ``depth``
+        (int; ``-1`` pooled but unjudged)           and ``variants=``), information columns
+                                                    (:data:`QRELS_RESERVED`)
 result  ``measure``, ``value`` and key columns      ``level``, ``sample``, ``by`` keys
 ======  ==========================================  ============================================
 
 Aliases used by PyTerrier, ir_measures, ranx and trec tools are renamed once, here, at the
-boundary; inside the package only the canonical names exist.
+boundary, by the precedence of :data:`PRECEDENCE` (never by column order); inside the package
+only the canonical names exist. Ids are normalised or refused here (:func:`_as_id`), values
+checked, and extra qrels columns given their one meaning (:func:`as_qrels`).
 """
 
 from __future__ import annotations
