@@ -410,3 +410,16 @@ def test_a_warning_is_shown_once_per_line_in_a_loop(capsys):
                          env={"PYTHONPATH": str(root), "PATH": ""})
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("OverlapWarning") == 1 and out.stderr.count("ColumnWarning") == 1, out.stderr
+
+
+def test_dask_frames_get_the_same_qrels_columns_and_variants():
+    dd = pytest.importorskip("dask.dataframe", reason="dask[dataframe] is not installed")
+    qrels = pd.concat([QRELS.assign(assessor="A"), QRELS.assign(assessor="B", relevance=0)])
+    run = dd.from_pandas(RUN, npartitions=2)
+    with pytest.warns(ColumnWarning, match=r"\['assessor'\] are ignored"):
+        ignored = pdeval.evaluate(run, QRELS.assign(assessor="A"), "AP").compute(scheduler="sync")
+    assert ap(ignored) == pytest.approx(HAND)
+    split = pdeval.evaluate(run, qrels, "AP", variants=["assessor"]).compute(scheduler="sync")
+    assert ap(split, assessor="A") == pytest.approx(HAND) and ap(split, assessor="B") == {"1": 0.0, "2": 0.0}
+    with pytest.raises(SchemaError, match="missing doc_id values"):
+        pdeval.evaluate(run, QRELS.assign(doc_id=[None, "b", "c", "x", "d", "e"]), "AP")
