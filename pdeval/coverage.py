@@ -41,9 +41,14 @@ def _number(text: str) -> Optional[str]:
     return repr(value) if np.isfinite(value) else None
 
 
+#: what :func:`likely_cause` says when no normalisation makes the ids meet
+ANOTHER_COLLECTION = "the qrels are probably of another collection or topic set than the run (or the run of another one)"
+
+
 def likely_cause(run_topics: Sequence[str], qrels_topics: Sequence[str]) -> str:
     """Why two sets of topic ids that should match do not: leading zeros, number formatting,
-    letter case, or (when no normalisation makes them meet) qrels of another collection."""
+    letter case, a prefix, or (when no normalisation makes them meet) qrels of another
+    collection (:data:`ANOTHER_COLLECTION`)."""
     run_topics, qrels_topics = [str(t) for t in run_topics], [str(t) for t in qrels_topics]
     tests = [
         (lambda t: t.lstrip("0") or "0", "leading zeros (e.g. '051' vs '51'): write the ids the same way on both sides"),
@@ -55,7 +60,7 @@ def likely_cause(run_topics: Sequence[str], qrels_topics: Sequence[str]) -> str:
         run_set = {normalise(t) for t in run_topics} - {None}
         if run_set & ({normalise(t) for t in qrels_topics} - {None}):
             return cause
-    return "the qrels are probably of another collection or topic set than the run (or the run of another one)"
+    return ANOTHER_COLLECTION
 
 
 def check_coverage(ranked, judgments, *, complete: bool, depth: Optional[int]) -> None:
@@ -84,6 +89,10 @@ def check_coverage(ranked, judgments, *, complete: bool, depth: Optional[int]) -
             fate = "evaluated as empty rankings (complete=True)" if complete else "not evaluated"
             parts.append(f"{len(qrels_only)} qrels topic(s) are in no run and are {fate} "
                          f"({_shown(sorted(map(str, qrels_only)), 3)})")
+        if len(run_only) and len(qrels_only):
+            cause = likely_cause(run_only, qrels_only)
+            if cause != ANOTHER_COLLECTION:
+                parts.append(f"some run-only and qrels-only topics differ only by {cause}")
         if lacking:
             fate = ("they score 0 on those, as with trec_eval -c" if complete else
                     "their means are over fewer topics; complete=True scores a missing topic 0 (trec_eval -c)")

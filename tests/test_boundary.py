@@ -423,3 +423,11 @@ def test_dask_frames_get_the_same_qrels_columns_and_variants():
     assert ap(split, assessor="A") == pytest.approx(HAND) and ap(split, assessor="B") == {"1": 0.0, "2": 0.0}
     with pytest.raises(SchemaError, match="missing doc_id values"):
         pdeval.evaluate(run, QRELS.assign(doc_id=[None, "b", "c", "x", "d", "e"]), "AP")
+
+
+def test_partial_overlap_names_the_likely_cause():
+    qrels = pd.concat([QRELS, QRELS.assign(query_id=QRELS["query_id"] + "1")])  # topics 1, 2, 11, 21
+    run = pd.concat([RUN, RUN.assign(query_id="0" + RUN["query_id"] + "1")])  # topics 1, 2, 011, 021
+    with pytest.warns(OverlapWarning, match=r"2 run topic\(s\).*2 qrels topic\(s\).*differ only by leading zeros"):
+        result = evaluate(run, qrels)
+    assert ap(result) == pytest.approx(HAND)
