@@ -156,43 +156,61 @@ def _id_text(series: pd.Series) -> pd.Series:
     return series.astype(str)
 
 
-def _padding(series: pd.Series) -> np.ndarray:
-    """Rows of a string column whose id starts or ends with whitespace, or is empty."""
+def _padding(series: pd.Series) -> Optional[np.ndarray]:
+    """Rows of a string column whose id starts or ends with whitespace, or is empty (None
+    when there is none).
+
+    Arrow-backed strings are checked on their buffers: every whitespace byte is <= 32, so one
+    scan of the bytes clears the common column; else the first and last byte of each id.
+    """
     chunks = _arrow_chunks(series) if len(series) else None
-    if chunks is None or not all(pa_is_plain_string(chunk) for chunk in chunks):
+    if chunks is None or not all(_is_plain_string(chunk) for chunk in chunks):
         values = series.astype(object)
-        return (values.str.strip(WHITESPACE) != values).to_numpy(dtype=bool, na_value=False) | (
+        mask = (values.str.strip(WHITESPACE) != values).to_numpy(dtype=bool, na_value=False) | (
             values.str.len() == 0
         ).to_numpy(dtype=bool, na_value=False)
-    masks = []
+        return mask if mask.any() else None
     space = np.zeros(256, dtype=bool)
     space[[ord(c) for c in WHITESPACE]] = True
+    masks, found = [], False
     for chunk in chunks:
         offsets, data = _string_buffers(chunk)
         starts, ends = offsets[:-1], offsets[1:]
-        empty = ends == starts
-        first = data[np.where(empty, 0, starts).clip(0, max(len(data) - 1, 0))] if len(data) else np.zeros(len(starts), np.uint8)
-        last = data[np.where(empty, 0, ends - 1).clip(0, max(len(data) - 1, 0))] if len(data) else np.zeros(len(starts), np.uint8)
-        masks.append(empty | (~empty & (space[first] | space[last])))
-    return np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
+        if len(data) == 0:
+            masks.append(np.ones(len(chunk), dtype=bool))
+            found = found or len(chunk) > 0
+            continue
+        used = data[offsets[0] : offsets[-1]]
+        if (len(used) == 0 or used.min() > 32) and not (starts == ends).any():
+            masks.append(len(chunk))  # no whitespace byte at all: one scan
+            continue
+        first = data[np.minimum(starts, len(data) - 1)]
+        last = data[np.maximum(ends - 1, 0)]
+        mask = (first <= 32) | (last <= 32) | (starts == ends)
+        rows = np.flatnonzero(mask)
+        mask[rows] = (starts[rows] == ends[rows]) | space[first[rows]] | space[last[rows]]
+        masks.append(mask)
+        found = found or bool(mask.any())
+    if not found:
+        return None
+    return np.concatenate([np.zeros(m, dtype=bool) if isinstance(m, int) else m for m in masks])
 
 
-def pa_is_plain_string(chunk) -> bool:
+def _is_plain_string(chunk) -> bool:
     import pyarrow as pa
 
     return pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)
 
 
 def _string_buffers(chunk) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (relative to the data, int64) and UTF-8 bytes of an Arrow string array."""
+    """Offsets (into the returned bytes) and the UTF-8 bytes of an Arrow string array."""
     import pyarrow as pa
 
     _, offset_buffer, data_buffer = chunk.buffers()
     offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
     offsets = np.frombuffer(offset_buffer, dtype=offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
-    offsets = offsets.astype(np.int64)
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    return offsets - offsets[0], data[offsets[0] : offsets[-1]]
+    return offsets, data
 
 
 def _as_id(frame: pd.DataFrame, column: str, kind: str) -> pd.Series:
@@ -222,14 +240,15 @@ def _as_id(frame: pd.DataFrame, column: str, kind: str) -> pd.Series:
             else:
                 series = _id_text(series.astype(object))
         if isinstance(series.dtype, pd.CategoricalDtype):
-            padded = _padding(pd.Series(series.cat.categories))[series.cat.codes.to_numpy()]
+            padded = _padding(pd.Series(series.cat.categories))
+            padded = None if padded is None else padded[series.cat.codes.to_numpy()]
         else:
             padded = _padding(series)
     else:
         if not (pd.api.types.is_string_dtype(series.dtype) and series.dtype != object):
             series = _id_text(series)
         padded = _padding(series)
-    if padded.any():
+    if padded is not None:
         stripped = series.astype(str).str.strip(WHITESPACE)
         empty = (stripped.str.len() == 0).to_numpy(dtype=bool)
         if empty.any():
@@ -238,7 +257,7 @@ def _as_id(frame: pd.DataFrame, column: str, kind: str) -> pd.Series:
                 f"every row needs a {column} (drop those rows or fill them in)."
             )
         warn(
-            f"the {kind} frame's {column} has whitespace around {_rows(frame, padded)}; stripped "
+            f"the {kind} frame's {column} ids have whitespace around them in {_rows(frame, padded)}; stripped "
             "(trec_eval splits its input on whitespace, so such ids cannot come from a file)",
             IdWarning,
         )

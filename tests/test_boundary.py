@@ -22,6 +22,8 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdeval
 from pdeval.errors import (
@@ -154,10 +156,10 @@ case("whitespace-only doc id",
      error=(SchemaError, r"empty doc_id values in 1 row\(s\), index 1"))
 case("padded doc ids are stripped with a count",
      lambda: evaluate(RUN.assign(doc_id=[" a", "b", "c\t", "e", "d "])),
-     expected=equals_hand, warns=[(IdWarning, r"doc_id has whitespace around 3 row\(s\), index 0, 2, 4")])
+     expected=equals_hand, warns=[(IdWarning, r"doc_id ids have whitespace around them in 3 row\(s\), index 0, 2, 4")])
 case("padded qrels topics are stripped with a count",
      lambda: evaluate(qrels=QRELS.assign(query_id=["1 ", "1", "1", "1", " 2", "2"])),
-     expected=equals_hand, warns=[(IdWarning, r"qrels frame's query_id has whitespace around 2 row\(s\)")])
+     expected=equals_hand, warns=[(IdWarning, r"qrels frame's query_id ids have whitespace around them in 2 row\(s\)")])
 case("padded categorical ids",
      lambda: evaluate(RUN.assign(doc_id=pd.Categorical([" a", "b", "c", "e", "d"]))),
      expected=equals_hand, warns=[(IdWarning, r"1 row\(s\), index 0")])
@@ -431,3 +433,18 @@ def test_partial_overlap_names_the_likely_cause():
     with pytest.warns(OverlapWarning, match=r"2 run topic\(s\).*2 qrels topic\(s\).*differ only by leading zeros"):
         result = evaluate(run, qrels)
     assert ap(result) == pytest.approx(HAND)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(alphabet=" \t\n\x01abé", max_size=4), min_size=1, max_size=30),
+       st.lists(st.text(alphabet=" \tab", max_size=3), max_size=5), st.integers(0, 3))
+def test_padding_check_on_arrow_buffers_matches_python(values, more, cut):
+    """The buffer-level whitespace check (sliced and multi-chunk Arrow columns too) flags
+    exactly the ids that Python's strip changes or that are empty."""
+    from pdeval.frames import WHITESPACE, _padding
+
+    series = pd.concat([pd.Series(values, dtype="str").iloc[cut:], pd.Series(more, dtype="str")], ignore_index=True)
+    expected = np.array([v == "" or v != v.strip(WHITESPACE) for v in list(values[cut:]) + list(more)], dtype=bool)
+    found = _padding(series)
+    assert (np.zeros(len(series), dtype=bool) if found is None else found).tolist() == expected.tolist()
+    assert _padding(series.astype(object)) is None if not expected.any() else _padding(series.astype(object)).tolist() == expected.tolist()
