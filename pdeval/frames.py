@@ -438,6 +438,11 @@ def as_qrels(
     integer codes).
     """
     frame = canonicalize(frame)
+    if "relevance" not in frame.columns and "score" in frame.columns:
+        raise SchemaError(
+            f"the qrels frame has a score column but no relevance column (it has {list(frame.columns)}): "
+            "is it a run? ranx's qrels frames call the relevance 'score': rename it to 'relevance'."
+        )
     _require(frame, QRELS_REQUIRED, "qrels")
     frame = _variant_columns(frame, variants)
     relevance = frame["relevance"]

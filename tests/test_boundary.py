@@ -121,6 +121,11 @@ case("PyTerrier query text is not a topic id",
      error=(SchemaError, r"lacks column\(s\) \['query_id'\]"))
 case("a dict is not a frame",
      lambda: evaluate(RUN.to_dict()), error=(SchemaError, "expected a pandas DataFrame, got dict"))
+case("ranx qrels call the relevance score",
+     lambda: evaluate(qrels=QRELS.rename(columns={"query_id": "q_id", "relevance": "score"})),
+     error=(SchemaError, r"score column but no relevance column.*rename it to 'relevance'"))
+case("a run passed as the qrels",
+     lambda: evaluate(qrels=RUN), error=(SchemaError, r"is it a run\?"))
 case("no relevance column",
      lambda: evaluate(qrels=QRELS.drop(columns="relevance")), error=(SchemaError, r"lacks column\(s\) \['relevance'\]"))
 
