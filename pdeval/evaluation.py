@@ -19,6 +19,7 @@ The engine works in three steps (see the README, "Architecture"):
 
 from __future__ import annotations
 
+import numbers
 import sys
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,8 +28,11 @@ from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from .errors import PdevalError, PdevalWarning
-from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
+from .coverage import check_coverage
+from .errors import PdevalError, PdevalWarning, warn
+from .frames import (
+    ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys, variant_keys,
+)
 from .measures import Measure, parse_all
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
 from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
@@ -55,6 +59,7 @@ class JudgmentIndex:
     docs: pd.Index  # doc ids of the qrels
     pair_keys: np.ndarray  # sorted topic_code * n_docs + doc_code of every pair
     judgments: np.ndarray  # (variants, pairs + 1): level, POOLED or ABSENT; last column ABSENT
+    judged_pair: np.ndarray  # (pairs,): some variant judges the pair (level >= 0)
     has_topic: np.ndarray  # (variants, topics): the variant has qrels rows for the topic
     table: QrelsTable  # entries variant * n_topics + topic
     variants: pd.DataFrame  # one row per variant with its key values
@@ -80,9 +85,12 @@ class JudgmentIndex:
         level = qrels["relevance"].to_numpy(dtype=np.int64)
         level = np.where(level < 0, POOLED, level)
         # the smallest integer type that holds every level keeps the per-row gathers cheap
-        small = np.int8 if len(level) == 0 or level.max() <= np.iinfo(np.int8).max else np.int32
+        top = level.max() if len(level) else 0
+        small = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
         judgments = np.full((n_variants, len(pair_keys) + 1), ABSENT, dtype=small)
         judgments[variant, pair] = level
+        judged_pair = np.zeros(len(pair_keys), dtype=bool)
+        judged_pair[pair[level >= 0]] = True
         has_topic = np.zeros((n_variants, n_topics), dtype=bool)
         has_topic[variant, topic] = True
         entry = variant * n_topics + topic
@@ -95,7 +103,7 @@ class JudgmentIndex:
             pooled=np.bincount(entry[~judged], minlength=n_entries),
             variant=np.repeat(np.arange(n_variants), n_topics),
         )
-        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, has_topic, table, variants, keys)
+        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, judged_pair, has_topic, table, variants, keys)
 
     @cached_property
     def doc_words(self) -> Optional[np.ndarray]:
@@ -151,6 +159,8 @@ class RankedRun:
     pair: np.ndarray  # per sorted row: pair code or -1
     offsets: np.ndarray  # groups system * n_topics + topic
     n_topics: int
+    run_topics: pd.Index  # the run's distinct topic ids
+    run_topic_position: np.ndarray  # each one's position in the qrels topics, or -1
 
     @cached_property
     def group_of_row(self) -> np.ndarray:
@@ -192,7 +202,8 @@ class RankedRun:
             system = position[system]
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
-        topic = judgments.topics.get_indexer(topic_names)[topic_code]
+        topic_position = judgments.topics.get_indexer(topic_names)
+        topic = topic_position[topic_code]
         list_code = system * len(topic_names) + topic_code
         # doc ids as packed words (no hashing) when they and the qrels' are short; a repeated
         # fingerprint may be a collision, so it is settled on exact codes below
@@ -227,12 +238,10 @@ class RankedRun:
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
         if depth is not None:
-            if depth < 1:
-                raise PdevalError(f"depth must be a positive integer, not {depth!r}")
             kept = ranks_within(offsets) <= depth
             pair = pair[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
-        return cls(systems, pair, offsets, len(judgments.topics))
+        return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position)
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -303,6 +312,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     chunk_rows: int = 8_000_000,
     sparse: bool = True,
+    variants: Optional[Sequence[str]] = None,
     output: Literal["pandas", "polars", "arrow"] = "pandas",
 ) -> pd.DataFrame:
     """Evaluate every run of ``run`` against every qrels variant of ``qrels``.
@@ -310,10 +320,15 @@ def evaluate(
     Parameters
     ----------
     run, qrels
-        Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted). Extra qrels
-        columns (``level``, ``sample``, ...) name qrels variants: all are evaluated at once.
-        Polars and Arrow frames, ranx ``Run``/``Qrels`` and iterables of ir_datasets
-        records are converted at the boundary (:func:`pdeval.integrations.to_frame`).
+        Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted, by the precedence
+        of :data:`pdeval.frames.PRECEDENCE`). The qrels columns ``level``, ``sample`` and
+        ``depth`` (made by :func:`pdeval.reduce`, :func:`pdeval.pool`, ...) and those named in
+        ``variants`` name qrels variants: all are evaluated at once. ``iteration``,
+        ``stratum``, ``inclusion_prob`` and ``source`` are information; any other extra qrels
+        column is ignored with a :class:`~pdeval.errors.ColumnWarning`. Empty frames raise
+        :class:`~pdeval.errors.SchemaError`. Polars and Arrow frames, ranx ``Run``/``Qrels``
+        and iterables of ir_datasets records are converted at the boundary
+        (:func:`pdeval.integrations.to_frame`).
     measures
         Measure strings or :class:`~pdeval.measures.Measure` objects (``"AP"``,
         ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see :func:`pdeval.measures.available`).
@@ -327,8 +342,9 @@ def evaluate(
     depth
         trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
     score_precision
-        ``"float32"`` rounds scores to 32-bit floats before ordering, as trec_eval <= 9.0.8
-        and the pytrec-eval-terrier wheel do.
+        ``"float32"`` rounds scores to 32-bit floats before ordering, as trec_eval up to 9.0.7
+        (the git tag ``v9.0.8`` holds 9.0.7's code) and the pytrec-eval-terrier wheel do; the
+        2023 release 9.0.8 and trec_eval 10 store doubles, as the default ``"float64"``.
     rel, gains
         Defaults for the measures' relevance threshold and level -> gain mapping.
     undefined
@@ -340,6 +356,13 @@ def evaluate(
         ``sparse=True`` lays out only the rows some qrels variant judges for the measures
         that need nothing else (most of them; see :attr:`Measure.sparse`); ``False`` keeps
         every retrieved row (the same values, slower; for checking).
+    variants
+        Extra qrels columns to treat as variant keys (e.g. ``["assessor"]``), beside the
+        ones pdeval produces.
+
+    Topics on one side only, runs lacking some topics and runs without a judged document are
+    reported by an :class:`~pdeval.errors.OverlapWarning` (the values stay trec_eval's); no
+    shared topic at all raises :class:`~pdeval.errors.OverlapError` (:mod:`pdeval.coverage`).
     output
         ``"polars"`` or ``"arrow"`` return the result as a Polars DataFrame or pyarrow Table.
 
@@ -349,27 +372,69 @@ def evaluate(
     ``query_id``, ``measure`` (canonical string) and ``value``. Given a dask DataFrame as
     ``run``, a lazy dask DataFrame of the same columns (:func:`pdeval.dask.evaluate_dask`).
     """
+    if output not in ("pandas", "polars", "arrow"):
+        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
     if "dask.dataframe" in sys.modules:  # a dask frame can only exist once dask is imported
         from .dask import evaluate_dask, is_dask_frame
 
         if is_dask_frame(run):
+            if output != "pandas":
+                raise PdevalError("output= converts in-memory results; a dask result stays a dask frame")
             return evaluate_dask(
                 run, qrels, measures, by=by, complete=complete, judged_only=judged_only, depth=depth,
                 score_precision=score_precision, rel=rel, gains=gains, undefined=undefined,
-                duplicates=duplicates, chunk_rows=chunk_rows,
+                duplicates=duplicates, chunk_rows=chunk_rows, variants=variants,
             )
+    result = evaluate_frames(
+        run, qrels, measures, by=by, complete=complete, judged_only=judged_only, depth=depth,
+        score_precision=score_precision, rel=rel, gains=gains, undefined=undefined, duplicates=duplicates,
+        chunk_rows=chunk_rows, sparse=sparse, variants=variants,
+    )
+    if output != "pandas":
+        from .integrations.arrow import from_pandas
+
+        return from_pandas(result, output)
+    return result
+
+
+def evaluate_frames(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[MeasureLike, Iterable[MeasureLike]],
+    *,
+    by: Optional[Union[str, Sequence[str]]] = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    depth: Optional[int] = None,
+    score_precision: ScorePrecision = "float64",
+    rel: Optional[int] = None,
+    gains: Optional[Mapping[int, float]] = None,
+    undefined: Literal["zero", "nan"] = "zero",
+    duplicates: DuplicatePolicy = "error",
+    chunk_rows: int = 8_000_000,
+    sparse: bool = True,
+    variants: Optional[Sequence[str]] = None,
+    coverage: bool = True,
+) -> pd.DataFrame:
+    """:func:`evaluate` on pandas frames. ``coverage=False`` skips the topic overlap checks
+    (:mod:`pdeval.coverage`), for callers that evaluate a share of the topics (a dask
+    partition) or frames they built themselves; every other check runs."""
     by = [by] if isinstance(by, str) else list(by or [])
-    if undefined not in ("zero", "nan"):
-        raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
-    if output not in ("pandas", "polars", "arrow"):
-        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
+    check_options(
+        undefined=undefined, depth=depth, score_precision=score_precision, duplicates=duplicates,
+        complete=complete, judged_only=judged_only, sparse=sparse, chunk_rows=chunk_rows,
+    )
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
-    qrels = as_qrels(qrels, duplicates=None)  # checked on integer codes by JudgmentIndex.build
+    qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
+    require_rows(run, "run")
+    require_rows(qrels, "qrels")
     judgments = JudgmentIndex.build(qrels, duplicates)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
     )
+    if coverage:
+        check_coverage(ranked, judgments, complete=complete, depth=depth)
 
     n_variants = len(judgments.variants)
     per_variant_rows = max(int(ranked.offsets[-1]), 1)
@@ -377,10 +442,10 @@ def evaluate(
     variant_parts, group_parts, value_parts = [], [], []
     layouts = sorted({sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
     for start in range(0, n_variants, chunk):
-        variants = np.arange(start, min(start + chunk, n_variants))
+        chunk_variants = np.arange(start, min(start + chunk, n_variants))
         values = {}
         for judged_rows_only in layouts:
-            variant, group, segments = _layout(ranked, judgments, variants, complete, judged_rows_only)
+            variant, group, segments = _layout(ranked, judgments, chunk_variants, complete, judged_rows_only)
             for index, measure in enumerate(parsed):
                 if (sparse and measure.sparse) == judged_rows_only:
                     values[index] = measure.compute(segments)
@@ -393,12 +458,34 @@ def evaluate(
     values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
     if undefined == "zero":
         values = np.nan_to_num(values, nan=0.0)
-    result = _result_frame(ranked, judgments, variant, group, values, parsed, by)
-    if output != "pandas":
-        from .integrations.arrow import from_pandas
+    return _result_frame(ranked, judgments, variant, group, values, parsed, by)
 
-        return from_pandas(result, output)
-    return result
+
+def check_options(
+    *,
+    undefined: str,
+    depth: Optional[int],
+    score_precision: str,
+    duplicates: str,
+    complete: bool,
+    judged_only: bool,
+    sparse: bool,
+    chunk_rows: int,
+) -> None:
+    """Refuse an option of :func:`evaluate` outside its domain before any work is done."""
+    if undefined not in ("zero", "nan"):
+        raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
+    if depth is not None and (not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 1):
+        raise PdevalError(f"depth must be a positive integer (trec_eval -M), not {depth!r}")
+    if score_precision not in ("float64", "float32"):
+        raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
+    if duplicates not in ("error", "first", "max"):
+        raise PdevalError(f"duplicates must be 'error', 'first' or 'max', not {duplicates!r}")
+    for name, value in (("complete", complete), ("judged_only", judged_only), ("sparse", sparse)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise PdevalError(f"{name} must be True or False, not {value!r}")
+    if not isinstance(chunk_rows, numbers.Integral) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise PdevalError(f"chunk_rows must be a positive integer, not {chunk_rows!r}")
 
 
 def _result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:
@@ -436,13 +523,7 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     summary = grouped.agg(value="mean", topics="count", size="size").reset_index()
     summary["undefined"] = summary.pop("size") - summary["topics"]
     if int(summary["undefined"].sum()):
-        import warnings
-
-        warnings.warn(
-            f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means",
-            PdevalWarning,
-            stacklevel=2,
-        )
+        warn(f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means", PdevalWarning)
     if wide:
         table = summary.pivot_table(index=keys, columns="measure", values="value", sort=False)
         table.columns.name = None

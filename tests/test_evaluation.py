@@ -157,9 +157,11 @@ def test_frames_from_pyterrier_ir_measures_and_ranx_are_accepted():
     assert result["value"].tolist() == expected["value"].tolist()
     ir_measures_qrels = QRELS.assign(iteration="0")  # ir_measures keeps the iteration column
     assert pdeval.evaluate(RUN, ir_measures_qrels, "AP")["value"].tolist() == expected["value"].tolist()
-    numeric_ids = pd.DataFrame({"q_id": [1], "doc_id": ["a"], "score": [1.0]})
+    ranx_run = RUN.rename(columns={"query_id": "q_id"})  # ranx's to_dataframe() names
+    assert pdeval.evaluate(ranx_run, QRELS, "AP")["value"].tolist() == expected["value"].tolist()
+    no_topic = pd.DataFrame({"query": ["text"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(SchemaError, match="lacks column"):
-        pdeval.evaluate(numeric_ids, QRELS, "AP")
+        pdeval.evaluate(no_topic, QRELS, "AP")
 
 
 def test_bad_frames_raise_with_the_offending_keys():
@@ -211,9 +213,12 @@ def test_accessor_dispatches_and_names_the_wrong_frame_kind():
     assert ranked.loc[ranked["query_id"] == "q1", "doc_id"].tolist()[4:6] == ["d4", "d3"]
 
 
-def test_empty_run_gives_an_empty_result():
-    result = pdeval.evaluate(RUN.iloc[:0], QRELS, "AP")
-    assert result.empty and list(result.columns) == ["run", "query_id", "measure", "value"]
+def test_empty_frames_are_refused_and_an_empty_result_summarizes():
+    with pytest.raises(SchemaError, match="the run frame is empty"):
+        pdeval.evaluate(RUN.iloc[:0], QRELS, "AP")
+    with pytest.raises(SchemaError, match="the qrels frame is empty"):
+        pdeval.evaluate(RUN, QRELS.iloc[:0], "AP")
+    result = pd.DataFrame({"run": [], "query_id": [], "measure": [], "value": []})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pdeval.summarize(result).empty
