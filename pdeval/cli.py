@@ -189,7 +189,7 @@ def _selection(args: argparse.Namespace):
     return measures, names, order, selection
 
 
-def _table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
+def trec_eval_table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
     """trec_eval's rows for each run: per-topic values (with -q), then the ``all`` lines.
 
     ``all`` is the sum over topics for the counts (num_ret, num_rel, num_rel_ret) and the mean
@@ -268,7 +268,7 @@ def _eval(args: argparse.Namespace) -> int:
             f"no topic of {' '.join(args.runs)} is in {args.qrels}: run topics {_some(run['query_id'])}, "
             f"qrels topics {_some(qrels['query_id'])} (leading zeros? the wrong qrels file?)"
         )
-    table = _table(result, measures, order, command, args.per_topic)
+    table = trec_eval_table(result, measures, order, command, args.per_topic)
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in SUMMED} | {"num_q"}
     if args.format == "tsv":
