@@ -42,10 +42,15 @@ ALIASES = {
     "system": "run",
     "tag": "run",
     "run_id": "run",
+    "iprob": "inclusion_prob",  # ir_datasets' TrecPrel field
 }
 
 #: qrels columns that never name a variant (the TREC "iteration" column, ir_measures' name for it)
 QRELS_IGNORED = ("iteration", "iter", "Q0")
+
+#: qrels columns that describe how a document was sampled for judging (information, not variant keys):
+#: the stratum of ``sample_eval.pl`` qrels and the inclusion probability of statAP prels
+QRELS_SAMPLING = ("stratum", "inclusion_prob")
 
 #: qrels columns that are variant keys of a reduction experiment, in this order
 VARIANT_ORDER = ("level", "sample")
@@ -212,10 +217,11 @@ def as_run(
 def variant_keys(qrels: pd.DataFrame) -> list[str]:
     """The columns of a (canonical) qrels frame that name a qrels variant.
 
-    Every column other than ``query_id``, ``doc_id``, ``relevance`` and the TREC iteration
-    column is a variant key; ``level`` and ``sample`` come first.
+    Every column other than ``query_id``, ``doc_id``, ``relevance``, the TREC iteration
+    column and the sampling columns (``stratum``, ``inclusion_prob``) is a variant key;
+    ``level`` and ``sample`` come first.
     """
-    extra = [c for c in qrels.columns if c not in QRELS_REQUIRED and c not in QRELS_IGNORED]
+    extra = [c for c in qrels.columns if c not in QRELS_REQUIRED + QRELS_IGNORED + QRELS_SAMPLING]
     ordered = [c for c in VARIANT_ORDER if c in extra]
     return ordered + [c for c in extra if c not in ordered]
 

@@ -656,8 +656,15 @@ def read_qrels(
     *,
     duplicates: DuplicatePolicy = "error",
     engine: Literal["auto", "python"] = "auto",
+    format: Literal["auto", "trec", "sample_eval", "prels"] = "auto",
 ) -> pd.DataFrame:
     """Read a TREC qrels file (``query_id iteration doc_id relevance``) into a qrels frame.
+
+    ``format`` also reads the judgments of sampled evaluations (:mod:`pdeval.sampled_io`):
+    ``"sample_eval"`` qrels (``topic iteration docno stratum relevance``, a ``stratum``
+    column) and statAP ``"prels"`` (``topic docno relevance method probability``, an
+    ``inclusion_prob`` column); ``"auto"`` (the default) tells the three apart by the
+    fields of the first lines.
 
     The iteration column is ignored, so the judgment groups of trec_eval's ``qrels_jg``
     format (the same pair judged in several groups) are duplicates here. Lines whose first non-blank character is ``#`` and
@@ -679,6 +686,14 @@ def read_qrels(
     if file.is_dir():
         raise MissingFileError(f"{str(file)!r} is a directory; read_qrels takes one qrels file", str(file))
     data = _read_bytes(file)
+    if format not in ("auto", "trec", "sample_eval", "prels"):
+        raise SchemaError(f"format must be 'auto', 'trec', 'sample_eval' or 'prels', not {format!r}")
+    if format != "trec":
+        from .sampled_io import detect_format, read_sampled
+
+        kind = detect_format(data, str(file)) if format == "auto" else format
+        if kind != "trec":
+            return read_sampled(file, data, kind, duplicates)
     columns = _fast_qrels(data) if engine == "auto" else None
     if columns is None:
         columns = _python_qrels(data, str(file))
