@@ -91,19 +91,37 @@ def detect_format(data: bytes, path: str = "<qrels>") -> str:
     )
 
 
-def _check_fields(numbers, fields, path: str, layout: str) -> None:
+def _columns(data: bytes, path: str, layout: str) -> tuple[np.ndarray, list[pd.Series]]:
+    """Line numbers and the five fields of every data line as string Series (pyarrow's
+    tokenizer when it is there and every line has five fields; else line by line, which
+    names the first bad line)."""
+    from .io import _fast_tokens, _string_series
+
+    got = _fast_tokens(data)
+    if got is not None:
+        import pyarrow.compute as pc
+
+        tokens, numbers, _, _ = got
+        lengths = pc.list_value_length(tokens)
+        if len(tokens) and pc.min(lengths).as_py() == 5 and pc.max(lengths).as_py() == 5:
+            return numbers, [_string_series(pc.list_element(tokens, i)) for i in range(5)]
+    numbers, fields = _lines(data, path)
     for number, parts in zip(numbers, fields):
         if len(parts) != 5:
             raise ParseError(f"expected 5 whitespace-separated fields ({layout}), found {len(parts)}", path, number)
+    if not fields:
+        raise ParseError(f"the file holds no judgment line; expected lines of {layout}", path)
+    columns = list(zip(*fields))
+    return np.asarray(numbers), [pd.Series(column, dtype="str") for column in columns]
 
 
-def _integers(values: list[str], numbers: list[int], path: str, what: str) -> np.ndarray:
-    series = pd.Series(values, dtype=object)
-    bad = ~series.str.match(_INT.pattern).to_numpy(dtype=bool)
+def _integers(values: pd.Series, numbers: np.ndarray, path: str, what: str) -> np.ndarray:
+    converted = pd.to_numeric(values, errors="coerce")
+    bad = converted.isna().to_numpy() | ~values.str.match(_INT.pattern).to_numpy(dtype=bool)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise ParseError(f"the {what} {values[first]!r} is not an integer", path, numbers[first])
-    return series.astype(np.int64).to_numpy()
+        raise ParseError(f"the {what} {values.iloc[first]!r} is not an integer", path, int(numbers[first]))
+    return converted.to_numpy(dtype=np.int64)
 
 
 def read_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "error") -> pd.DataFrame:
@@ -116,23 +134,16 @@ def read_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "erro
     """
     from .io import _validate_with_path
 
-    numbers, fields = _lines(data, path)
-    layout = "topic iteration docno stratum relevance"
-    _check_fields(numbers, fields, path, layout)
-    if not fields:
-        raise ParseError(f"the qrels file holds no judgment line; expected lines of {layout}", path)
-    columns = list(zip(*fields))
+    numbers, columns = _columns(data, path, "topic iteration docno stratum relevance")
     frame = pd.DataFrame(
         {
-            "query_id": pd.Series(columns[0], dtype=object).astype(str),
-            "doc_id": pd.Series(columns[2], dtype=object).astype(str),
-            "stratum": pd.Series(columns[3], dtype=object).astype(str),
-            "relevance": _integers(list(columns[4]), numbers, path, "relevance (field 5)"),
+            "query_id": columns[0],
+            "doc_id": columns[2],
+            "stratum": columns[3],
+            "relevance": _integers(columns[4], numbers, path, "relevance (field 5)"),
         }
     )
-    return _validate_with_path(
-        frame, ["query_id", "doc_id"], np.asarray(numbers), duplicates, path, "qrels"
-    ).reset_index(drop=True)
+    return _validate_with_path(frame, ["query_id", "doc_id"], numbers, duplicates, path, "qrels").reset_index(drop=True)
 
 
 def read_prels(
@@ -145,26 +156,23 @@ def read_prels(
 ) -> pd.DataFrame:
     """Parse statAP prels (``topic docno relevance method inclusion-probability``) and apply
     ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`)."""
-    numbers, fields = _lines(data, path)
-    layout = "topic docno relevance method inclusion-probability"
-    _check_fields(numbers, fields, path, layout)
-    if not fields:
-        raise ParseError(f"the prels file holds no line; expected lines of {layout}", path)
-    columns = list(zip(*fields))
-    prob_text = pd.Series(columns[4], dtype=object)
+    numbers, columns = _columns(data, path, "topic docno relevance method inclusion-probability")
+    prob_text = columns[4]
     number = prob_text.str.match(_NUMBER.pattern).to_numpy(dtype=bool)
     bad = ~number & (prob_text != "NA").to_numpy()
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise ParseError(f"the inclusion probability {columns[4][first]!r} is neither a number nor NA", path, numbers[first])
+        raise ParseError(
+            f"the inclusion probability {prob_text.iloc[first]!r} is neither a number nor NA", path, int(numbers[first])
+        )
     prob = np.full(len(prob_text), np.nan)
-    prob[number] = prob_text[number].astype(np.float64).to_numpy()
+    prob[number] = pd.to_numeric(prob_text[number]).to_numpy(dtype=np.float64)
     frame = pd.DataFrame(
         {
-            "query_id": pd.Series(columns[0], dtype=object).astype(str),
-            "doc_id": pd.Series(columns[1], dtype=object).astype(str),
-            "relevance": _integers(list(columns[2]), numbers, path, "relevance (field 3)"),
-            "method": _integers(list(columns[3]), numbers, path, "method (field 4)"),
+            "query_id": columns[0],
+            "doc_id": columns[1],
+            "relevance": _integers(columns[2], numbers, path, "relevance (field 3)"),
+            "method": _integers(columns[3], numbers, path, "method (field 4)"),
             "inclusion_prob": prob,
         }
     )
@@ -174,7 +182,7 @@ def read_prels(
         raise ParseError(
             f"prels relevance {frame['relevance'].iloc[first]} is negative but not {NOT_SAMPLED} (not sampled)",
             path,
-            numbers[first],
+            int(numbers[first]),
         )
     return prels_qrels(frame, mixed=mixed, topics=topics, duplicates=duplicates, source=path)
 
