@@ -115,10 +115,10 @@ def test_prels_reading_errors(tmp_path):
         pdeval.read_qrels(negative, format="prels")
 
 
-def test_statap_needs_probabilities():
+def test_statap_refuses_primes_and_bad_probabilities():
     run = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
-    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
-    with pytest.raises(MeasureError, match="inclusion_prob"):
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1], "inclusion_prob": [0.0]})
+    with pytest.raises(pdeval.errors.SchemaError, match="inclusion probabilities outside"):
         pdeval.evaluate(run, qrels, ["statAP"])
     with pytest.raises(MeasureError, match="no prime"):
         pdeval.parse_measure("statAP'")
@@ -170,14 +170,13 @@ def test_statap_variance_by_hand(fixture):
 
 
 def test_identity_with_complete_judgments(fixture):
-    """With every inclusion probability 1, statAP is AP and statP@k is P@k (trec_eval's)."""
+    """With every inclusion probability 1 (or plain qrels: a census), statAP is AP and statP@k is P@k."""
     run, _ = fixture
-    qrels = pd.DataFrame(
-        {"query_id": "1", "doc_id": ["a", "b", "c", "d"], "relevance": [1, 0, 2, 1], "inclusion_prob": 1.0}
-    )
-    ours = pdeval.evaluate(run, qrels, ["statAP", "AP", "statP@3", "P@3"]).set_index("measure")["value"]
-    assert ours["statAP"] == pytest.approx(ours["AP"], abs=1e-15)
-    assert ours["statP@3"] == pytest.approx(ours["P@3"], abs=1e-15)
+    plain = pd.DataFrame({"query_id": "1", "doc_id": ["a", "b", "c", "d"], "relevance": [1, 0, 2, 1]})
+    for qrels in (plain.assign(inclusion_prob=1.0), plain):
+        ours = pdeval.evaluate(run, qrels, ["statAP", "AP", "statP@3", "P@3"]).set_index("measure")["value"]
+        assert ours["statAP"] == pytest.approx(ours["AP"], abs=1e-15)
+        assert ours["statP@3"] == pytest.approx(ours["P@3"], abs=1e-15)
 
 
 def test_depth_and_several_runs(fixture):

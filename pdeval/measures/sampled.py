@@ -482,12 +482,12 @@ class _Sample:
 
     def __init__(self, table: QrelsTable, rel: int):
         design = table.design
-        if design is None or "inclusion_prob" not in design:
-            raise MeasureError(
-                "the statAP measures need qrels with an inclusion_prob column (statAP prels: "
-                "pdeval.read_qrels(path, format='prels'))"
-            )
-        entry, level, prob = design["entry"], design["level"], design["inclusion_prob"]
+        if design is None:
+            raise MeasureError("the statAP measures need qrels evaluated by pdeval.evaluate (no sampling design)")
+        entry, level = design["entry"], design["level"]
+        prob = design.get("inclusion_prob")
+        if prob is None:  # plain qrels: a census, every judged document included with probability 1
+            prob = np.ones(len(entry))
         n = table.n_entries
         relevant = level >= rel
         self.sampled = np.bincount(entry, weights=level >= 0, minlength=n)
@@ -518,9 +518,10 @@ class _StatList:
 
     def __init__(self, seg: Segments, rel: int):
         self.sample = _sample(seg.qrels, rel)
-        prob = seg.info["inclusion_prob"] if seg.info is not None and "inclusion_prob" in seg.info else None
-        if prob is None:
-            raise MeasureError("the statAP measures need qrels with an inclusion_prob column (format='prels')")
+        if seg.info is not None and "inclusion_prob" in seg.info:
+            prob = seg.info["inclusion_prob"]
+        else:  # plain qrels: a census (see _Sample)
+            prob = np.ones(len(seg.rel))
         self.at = seg.relevant_rows(rel)
         self.segment = seg.segment_of(self.at)
         self.rank = seg.rank_at(self.at).astype(np.float64)
@@ -578,7 +579,8 @@ def stat_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
         statAP = (1/R̂) Σ_{sampled relevant d retrieved} preĉ@k_d / π_d
 
     (Horvitz–Thompson estimates of R and of the sum of precisions; the ratio can exceed 1).
-    Documents outside the sample are nonrelevant. Undefined (NaN) when R̂ = 0: the script
+    Documents outside the sample are nonrelevant. Qrels without an ``inclusion_prob`` column
+    are a census (π = 1 for every judged document), where statAP is AP and statP@k is P@k. Undefined (NaN) when R̂ = 0: the script
     leaves such a topic out of its means ("valid topics"), which is ``summarize`` of a result
     evaluated with ``undefined="nan"``; topics judged by UMass's method only are dropped when
     the prels are read (:func:`pdeval.sampled_io.prels_qrels`). The script orders tied scores
