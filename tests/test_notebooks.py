@@ -31,6 +31,7 @@ EXPECTED = {
     "rpref",
     "training_sensitivity",
     "pool_bias",
+    "sampled_judgments",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
