@@ -24,6 +24,7 @@ from .judgments import LEVEL_GRIDS, exclude_runs, judged, leave_out_pooling, mix
 from .measures import available as available_measures
 from .measures import parse as parse_measure
 from .ranking import rank_run
+from .sampled_io import prels_qrels
 from .sampling import sample_inclusion, sample_pool
 from .significance import compare, discriminative_power, swap_rates
 
@@ -46,6 +47,7 @@ __all__ = [
     "leave_out_pooling",
     "mixed_pool",
     "parse_measure",
+    "prels_qrels",
     "pool",
     "rank_correlation",
     "rank_run",

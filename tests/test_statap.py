@@ -93,6 +93,9 @@ def test_prels_options_and_ir_datasets_records():
             "iprob": [0.5, 0.9, 0.3, 0.2, 0.4],  # ir_datasets' TrecPrel field name
         }
     )
+    run = pd.DataFrame({"query_id": "1", "doc_id": ["a", "c"], "score": [2.0, 1.0]})
+    with pytest.raises(pdeval.errors.SchemaError, match="prels_qrels"):
+        pdeval.evaluate(run, raw, ["statAP"])  # raw records: 'method' is not a variant key
     mixed = prels_qrels(raw)
     assert mixed["inclusion_prob"].tolist() == [0.5, 1.0, 1.0, 0.2, 0.4]
     with pytest.warns(PdevalWarning, match="method 0"):

@@ -80,6 +80,12 @@ def sampling_columns(
     """
     info: dict = {}
     design: dict = {"entry": entry, "level": level}
+    if "method" in qrels.columns and "inclusion_prob" in qrels.columns:
+        raise SchemaError(
+            "these qrels look like raw statAP prels (a 'method' column beside the inclusion "
+            "probabilities, e.g. ir_datasets' TrecPrel records): apply statAP_MQ_eval's reading rules "
+            "with pdeval.prels_qrels(frame) first (otherwise 'method' would split them into variants)"
+        )
     if "stratum" in qrels.columns:
         labels = qrels["stratum"]
         if labels.isna().any():
@@ -702,8 +708,9 @@ def stat_rprec(seg: Segments, *, rel: int = 1) -> np.ndarray:
 )
 def stat_precision(seg: Segments, *, cutoff: int, version: str = "v3", rel: int = 1) -> np.ndarray:
     """statP@k = (Σ_{sampled relevant d at rank ≤ k} 1/π_d) / k (v3 reports k = 30). The v4
-    copy reports 0 for a list shorter than k (``version="v4"``). Undefined when R̂ = 0 (the
-    script does not count such a topic)."""
+    copy reports k = 10, 20, 50, 100 (printing P@100 under the label ``Prec_at_50``) and 0 for
+    a list shorter than k (``version="v4"``). Undefined when R̂ = 0 (the script does not count
+    such a topic)."""
     _check_version(version)
     if seg.n_segments == 0:
         return np.zeros(0)
