@@ -124,12 +124,13 @@ def test_every_qrels_variant_in_one_call_equals_one_call_per_variant():
 
 
 def registry_examples() -> list:
-    """One measure string per registered measure (a cutoff where required, p for subAP)."""
+    """One measure string per registered measure (a cutoff where required, 0.5 for required
+    parameters: subAP's p, iprec_at_recall's recall)."""
     examples = []
     for spec in REGISTRY.values():
         text = spec.name
-        if spec.name == "subAP":
-            text += "(p=0.5)"
+        if spec.required:
+            text += "(" + ",".join(f"{key}=0.5" for key in spec.required) + ")"
         if spec.cutoff == "required":
             text += "@5"
         examples.append(text)

@@ -81,7 +81,8 @@ def pdeval_lines(run: pd.DataFrame, qrels: pd.DataFrame, names: dict, **kwargs) 
     for script, measure in measures.items():
         values = result[result["measure"] == measure]
         total = values["value"].sum() if script.startswith("inum") else values["value"].mean()
-        parts.append(values.assign(measure=script)[["measure", "query_id", "value"]])
+        if not script.startswith("iprec"):
+            parts.append(values.assign(measure=script)[["measure", "query_id", "value"]])
         parts.append(pd.DataFrame({"measure": [script], "query_id": ["all"], "value": [total]}))
     return pd.concat(parts, ignore_index=True)
 
@@ -106,6 +107,8 @@ def names_for(max_results: int, cutoffs, variant: str = "clinical", rel: int = 1
     }
     for k in cutoffs:
         names[f"iP{k}"] = f"iP(max_results={max_results},rel={rel})@{k}"
+    for level in range(11):  # printed for 'all' only
+        names[f"iprec@rec{level / 10:.2f}"] = f"iprec_at_recall(recall={level / 10},max_results={max_results},rel={rel})"
     return names
 
 
@@ -210,6 +213,10 @@ def test_primes_are_refused():
         pdeval.parse_measure("xinfAP(variant=other)")
     with pytest.raises(MeasureError, match="max_results"):
         pdeval.parse_measure("iP(max_results=0)@10")
+    with pytest.raises(MeasureError, match="recall must be one of"):
+        pdeval.parse_measure("iprec_at_recall(recall=0.15)")
+    with pytest.raises(MeasureError, match="needs recall"):
+        pdeval.parse_measure("iprec_at_recall")
 
 
 def test_several_runs_and_qrels_variants_in_one_call(fixture):
@@ -248,7 +255,7 @@ def test_fixture_equals_the_script(tmp_path, fixture):
     script = script_copy(tmp_path, CLINICAL)
     theirs = run_script(script, FIXTURE / "qrels.sample_eval.txt", FIXTURE / "run.txt")
     ours = pdeval_lines(run, qrels, names_for(100, (10, 50, 100)))
-    assert assert_same(ours, theirs) == 7 * 5
+    assert assert_same(ours, theirs) == 7 * 5 + 11
 
 
 # ---- the real CDS 2015 runs and PM qrels against the script -------------------------------------
@@ -265,11 +272,11 @@ def cds():
 @pytest.mark.parametrize(
     "copy, max_results, variant, cutoffs, args, lines",
     [
-        (CLINICAL, 100, "clinical", (10, 50, 100), (), 7 * 31),
-        (DEEP, 1000, "clinical", (10, 50, 1000), (), 7 * 31),
+        (CLINICAL, 100, "clinical", (10, 50, 100), (), 7 * 31 + 11),
+        (DEEP, 1000, "clinical", (10, 50, 1000), (), 7 * 31 + 11),
         # TRECVID's copy prints iP at 10, 100, 1000 and maxResultSize (one of them twice)
-        (TRECVID, 100, "trecvid", (10, 100, 1000), ("100",), 8 * 31),
-        (TRECVID, 1000, "trecvid", (10, 100, 1000), ("1000",), 8 * 31),
+        (TRECVID, 100, "trecvid", (10, 100, 1000), ("100",), 8 * 31 + 11),
+        (TRECVID, 1000, "trecvid", (10, 100, 1000), ("1000",), 8 * 31 + 11),
     ],
     ids=["clinical-100", "clinical-1000", "trecvid-100", "trecvid-1000"],
 )
@@ -322,7 +329,7 @@ def test_graded_option_G(tmp_path, cds, mapping, gains, rel):
         names = names_for(100, (10, 50, 100), rel=rel)
         names["infNDCG"] = f"infNDCG(max_results=100,gains={{{','.join(f'{k}:{v}' for k, v in gains.items())}}})"
         ours = pdeval_lines(pdeval.read_run(runs[name]), qrels, names)
-        assert assert_same(ours, theirs) == 7
+        assert assert_same(ours, theirs) == 7 + 11
 
 
 def generated_runs(qrels: pd.DataFrame, seed: int, n_runs: int = 3) -> pd.DataFrame:

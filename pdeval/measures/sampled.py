@@ -7,7 +7,7 @@ Since 2008 large campaigns judge a *sample* of the pool and report estimates:
   (e.g. depth 1–10, 11–30, 31–100), each sampled at its own rate. The qrels of NIST's
   ``sample_eval.pl`` give each pooled document its stratum; ``-1`` marks a pooled document
   that was not sampled. Measures: ``xinfAP``, ``infNDCG``, ``iP@k``, ``inum_rel``,
-  ``inum_rel_ret``.
+  ``inum_rel_ret``, ``iprec_at_recall``.
 * **Inclusion-probability samples** (Aslam, Pavlu & Yilmaz, SIGIR 2006, "A Statistical
   Method for System Evaluation Using Incomplete Judgments"): each judged document carries
   the probability π with which it entered the sample (the prels of ``statAP_MQ_eval``).
@@ -41,6 +41,7 @@ __all__ = [
     "inferred_precision",
     "inferred_num_rel",
     "inferred_num_rel_ret",
+    "inferred_interpolated_precision",
     "stat_ap",
     "stat_ap_variance",
     "stat_rprec",
@@ -474,6 +475,73 @@ def inferred_num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
     if seg.n_segments == 0:
         return np.zeros(0)
     return _strata(seg.qrels, rel).num_rel[seg.topic]
+
+
+RECALL_POINTS = tuple(i / 10 for i in range(11))
+
+
+@register(
+    "iprec_at_recall",
+    rel=True,
+    params={"recall": None, "max_results": 1000},
+    required=("recall",),
+    summary="inferred interpolated precision at a recall level 0, 0.1, ..., 1 (sample_eval.pl's iprec@rec lines)",
+    unjudged=STRATIFIED_UNJUDGED,
+    pooled=STRATIFIED_POOLED,
+    unretrieved="estimated in R (the recall levels are fractions of R̂)",
+    reference=SAMPLE_EVAL,
+    no_prime=NO_PRIME,
+)
+def inferred_interpolated_precision(seg: Segments, *, recall=None, max_results: int = 1000, rel: int = 1) -> np.ndarray:
+    """Interpolated precision at recall ``recall`` ∈ {0, 0.1, ..., 1}, estimated as
+    ``sample_eval.pl`` does (it prints only the mean over topics, ``iprec@rec0.10 all``).
+
+    With n̂(k) = Σ_c n_c(k) (r_c(k) + 1e-5)/(s_c(k) + 3e-5) the estimated relevant documents in the
+    first k ranks (see ``iP``) and the cut points t_j = (j/10) · R̂, the script walks the ranks
+    from the last (k = n, at most ``max_results``) to the first, keeping the running maximum
+    p = max_{k' ≥ k} n̂(k')/k'. It starts at the largest j with t_j ≤ n̂(n); at each rank where
+    t_j > n̂(k) it assigns the current p to level j and moves to j − 1 (**one level per rank**,
+    the script's loop); the levels left at the top get the maximum over the whole list.
+    """
+    max_results = _check("clinical", max_results)
+    try:
+        level = int(round(float(recall) * 10))
+    except (TypeError, ValueError):
+        raise MeasureError(f"recall must be one of {list(RECALL_POINTS)}, not {recall!r}") from None
+    if abs(float(recall) * 10 - level) > 1e-9 or not 0 <= level <= 10:
+        raise MeasureError(f"recall must be one of {list(RECALL_POINTS)}, not {recall!r}")
+    if seg.n_segments == 0:
+        return np.zeros(0)
+    view = seg.cut(max_results)
+    strata = _strata(seg.qrels, rel)
+    stratum = _row_strata(view)
+    # n̂(k) at every rank: per-stratum running counts within each list
+    estimate = np.zeros(len(view.rel))
+    for c in range(strata.n):
+        in_c = stratum == c
+        docs = view.cumsum(in_c)
+        sampled = view.cumsum(in_c & (view.rel >= 0))
+        relevant = view.cumsum(in_c & view.is_rel(rel))
+        estimate = estimate + docs * (relevant + SMOOTH_REL) / (sampled + SMOOTH_SAMPLED)
+    lengths = view.lengths
+    ends = view.offsets[1:] - 1
+    cuts = strata.num_rel[seg.topic][:, None] * np.asarray(RECALL_POINTS)[None, :]
+    last = np.where(lengths > 0, estimate[np.maximum(ends, 0)], 0.0)
+    current = (cuts <= last[:, None]).sum(axis=1) - 1  # the script's first while loop
+    best = np.zeros(seg.n_segments)
+    value = np.zeros((seg.n_segments, len(RECALL_POINTS)))
+    for back in range(int(lengths.max()) if len(lengths) else 0):
+        alive = np.flatnonzero(lengths > back)
+        row = ends[alive] - back
+        rank = lengths[alive] - back
+        best[alive] = np.maximum(best[alive], estimate[row] / rank)
+        cur = current[alive]
+        hit = (cur >= 0) & (cuts[alive, np.maximum(cur, 0)] > estimate[row])
+        value[alive[hit], cur[hit]] += best[alive[hit]]
+        current[alive[hit]] -= 1
+    remaining = np.arange(len(RECALL_POINTS))[None, :] <= current[:, None]
+    value = np.where(remaining, best[:, None], value)
+    return value[:, level]
 
 
 # ---- statAP family (inclusion probabilities) --------------------------------------------------
