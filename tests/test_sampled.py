@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdeval
 from pdeval.errors import MeasureError, ParseError
@@ -364,3 +366,42 @@ def test_pm_qrels_with_generated_runs_equal_sample_eval(tmp_path, name):
         theirs = run_script(script, qrels_path, path)
         ours = pdeval_lines(run, qrels, names_for(100, (10, 50, 100)))
         assert assert_same(ours, theirs) > 100
+
+
+# ---- properties ---------------------------------------------------------------------------------
+
+
+@st.composite
+def sampled_case(draw):
+    """A topic's pool in up to 3 strata with random levels, a sample of it, and a run over
+    pooled and unpooled documents."""
+    n = draw(st.integers(1, 25))
+    levels = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    strata = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    sampled = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    docs = [f"d{i:02d}" for i in range(n)]
+    retrieved = draw(st.lists(st.sampled_from(docs + ["x1", "x2", "x3"]), min_size=1, max_size=n + 3, unique=True))
+    scores = draw(st.lists(st.integers(0, 5), min_size=len(retrieved), max_size=len(retrieved)))
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": docs, "stratum": strata, "relevance": levels})
+    run = pd.DataFrame({"query_id": "1", "doc_id": retrieved, "score": np.asarray(scores, dtype=float)})
+    return run, qrels, np.asarray(sampled)
+
+
+SAMPLED = ["xinfAP", "infNDCG", "iP@5", "inum_rel", "inum_rel_ret", "iprec_at_recall(recall=0.3)"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sampled_case())
+def test_complete_samples_estimate_exactly_and_strata_names_do_not_matter(case):
+    run, qrels, sampled = case
+    complete = pdeval.evaluate(run, qrels, SAMPLED + ["AP", "NumRel", "statAP"], undefined="nan")
+    got = complete.set_index("measure")["value"]
+    assert got["inum_rel"] == got["NumRel"]  # every stratum judged: R̂ = R
+    if got["NumRel"] > 0:
+        assert abs(got["xinfAP"] - got["AP"]) <= 1e-4  # only the script's smoothing differs
+        assert abs(got["statAP"] - got["AP"]) <= 1e-12  # plain qrels: a census
+    sample = qrels.assign(relevance=np.where(sampled, qrels["relevance"], -1))
+    renamed = sample.assign(stratum=sample["stratum"].map({"a": "z", "b": "a", "c": "m"}))
+    one = pdeval.evaluate(run, sample, SAMPLED, undefined="nan").set_index("measure")["value"]
+    two = pdeval.evaluate(run, renamed, SAMPLED, undefined="nan").set_index("measure")["value"]
+    np.testing.assert_allclose(one.to_numpy(), two.reindex(one.index).to_numpy(), rtol=1e-12, atol=1e-15)
