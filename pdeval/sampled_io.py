@@ -31,7 +31,7 @@ import pandas as pd
 from .errors import ParseError, PdevalWarning, SchemaError
 from .frames import DuplicatePolicy, as_qrels, canonicalize
 
-__all__ = ["detect_format", "read_sample_eval", "read_prels", "prels_qrels"]
+__all__ = ["detect_format", "parse_sample_eval", "parse_prels", "read_prels", "prels_qrels"]
 
 QrelsFormat = Literal["auto", "trec", "sample_eval", "prels"]
 
@@ -124,7 +124,7 @@ def _integers(values: pd.Series, numbers: np.ndarray, path: str, what: str) -> n
     return converted.to_numpy(dtype=np.int64)
 
 
-def read_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "error") -> pd.DataFrame:
+def parse_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "error") -> pd.DataFrame:
     """Parse ``sample_eval.pl`` qrels: ``topic iteration docno stratum relevance``.
 
     Returns ``query_id, doc_id, stratum, relevance`` (str, str, str, int64); relevance ``-1``
@@ -147,6 +147,22 @@ def read_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "erro
 
 
 def read_prels(
+    path,
+    *,
+    mixed: bool = True,
+    topics: Literal["all", "neu", "mixed"] = "all",
+    duplicates: DuplicatePolicy = "error",
+) -> pd.DataFrame:
+    """Read a statAP prels file with the options of ``statAP_MQ_eval``: ``mixed=False`` is its
+    ``-f``, ``topics="neu"`` its ``-n``, ``topics="mixed"`` its ``-m`` (see :func:`prels_qrels`).
+    ``pdeval.read_qrels(path, format="prels")`` reads with the defaults."""
+    from .io import _read_bytes
+
+    file = Path(path)
+    return parse_prels(_read_bytes(file), str(file), mixed=mixed, topics=topics, duplicates=duplicates)
+
+
+def parse_prels(
     data: bytes,
     path: str,
     *,
@@ -270,5 +286,5 @@ def prels_qrels(
 def read_sampled(path: Path, data: bytes, format: str, duplicates: DuplicatePolicy) -> pd.DataFrame:
     """Dispatch of :func:`pdeval.read_qrels` for the two sampled formats."""
     if format == "sample_eval":
-        return read_sample_eval(data, str(path), duplicates)
-    return read_prels(data, str(path), duplicates=duplicates)
+        return parse_sample_eval(data, str(path), duplicates)
+    return parse_prels(data, str(path), duplicates=duplicates)

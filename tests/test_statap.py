@@ -203,10 +203,10 @@ def script_copy(name: str) -> Path:
     return target
 
 
-def run_script(script: Path, prels: Path, run: Path, columns: list) -> pd.DataFrame:
-    """Per-topic values of ``-q -t`` output: only valid topics (statAP not -999)."""
+def run_script(script: Path, prels: Path, run: Path, columns: list, options: tuple = ()) -> pd.DataFrame:
+    """Per-topic values of ``-q [options] -t`` output: only valid topics (statAP not -999)."""
     out = subprocess.run(
-        ["perl", str(script), "-q", "-t", str(prels), str(run)], capture_output=True, text=True, check=True
+        ["perl", str(script), "-q", *options, "-t", str(prels), str(run)], capture_output=True, text=True, check=True
     ).stdout
     rows = []
     for line in out.splitlines():
@@ -217,6 +217,8 @@ def run_script(script: Path, prels: Path, run: Path, columns: list) -> pd.DataFr
             continue
         if fields[1] in ("NEU", "MIXED"):
             fields = [fields[0]] + fields[2:]
+        if len(fields) < len(columns) + 1:  # a topic the options leave out (its type only)
+            continue
         rows.append(fields[: len(columns) + 1])
     frame = pd.DataFrame(rows, columns=["query_id", *columns]).set_index("query_id")
     return frame[frame["statAP"] != "-999"].astype(float)
@@ -277,3 +279,35 @@ def test_prels_with_generated_runs_equal_statap_mq_eval(tmp_path, name):
         # the means over valid topics are the script's statMAP etc.: summarize skips the NaN
         summary = pdeval.summarize(result[result["measure"] == "statAP"].dropna())
         assert summary["value"].iloc[0] == pytest.approx(theirs["statAP"].mean(), abs=1e-12)
+
+
+@needs_perl
+@needs_data
+@pytest.mark.parametrize(
+    "options, kwargs",
+    [(("-n",), {"topics": "neu"}), (("-m",), {"topics": "mixed"}), (("-f",), {"mixed": False}), (("-n", "-f"), {"topics": "neu", "mixed": False})],
+    ids=["n", "m", "f", "n-f"],
+)
+def test_script_options_are_reading_options(tmp_path, options, kwargs):
+    """-n (NEU-only topics), -m (topics judged by both methods), -f (no UMass documents)."""
+    from pdeval.sampled_io import read_prels
+
+    prels = STATAP / "prels.1-10000"  # methods 0, 1, 2 and 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdevalWarning)
+        qrels = read_prels(prels, **kwargs)
+    run = generated_run(read_prels_default(prels), seed=3)
+    path = pdeval.write_run(run, tmp_path / "generated.txt")[0]
+    columns = ["statAP", "RQ", "Rprec", "P30", "nDCG", "var"]
+    theirs = run_script(script_copy(V3), prels, path, columns, options)
+    result = pdeval.evaluate(run, qrels, list(V3_MEASURES.values()), undefined="nan")
+    ours = result.pivot_table(index="query_id", columns="measure", values="value", dropna=False)
+    assert set(ours.index[ours["statAP"].notna()]) == set(theirs.index)
+    for column, measure in V3_MEASURES.items():
+        difference = (ours[str(pdeval.parse_measure(measure))].reindex(theirs.index) - theirs[column]).abs().max()
+        assert difference <= 1e-9, f"{options} {column}: {difference}"
+
+
+@functools.lru_cache(maxsize=None)
+def read_prels_default(path: Path) -> pd.DataFrame:
+    return read_prels(path)
