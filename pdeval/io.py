@@ -832,7 +832,9 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
 
     Rows are written in frame order with iteration ``0``. A frame with variant keys (e.g.
     ``level``, ``sample``) is refused: select one variant first. A ``.gz``/``.bz2``/``.xz``
-    suffix compresses.
+    suffix compresses. Sampled qrels keep their sampling column: a ``stratum`` column writes
+    ``sample_eval.pl`` qrels (``query_id 0 doc_id stratum relevance``), an ``inclusion_prob``
+    column statAP prels (``query_id doc_id relevance 1 probability``, method 1: sampled).
     """
     frame = as_qrels(qrels)
     keys = variant_keys(frame)
@@ -849,5 +851,14 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     qid = frame["query_id"].astype(str).tolist()
     doc = frame["doc_id"].astype(str).tolist()
     rel = frame["relevance"].to_numpy().tolist()
-    _write_text(target, [f"{q} 0 {d} {r}" for q, d, r in zip(qid, doc, rel)])
+    if "stratum" in frame.columns:
+        _check_tokens(frame["stratum"].astype(str), "stratum")
+        stratum = frame["stratum"].astype(str).tolist()
+        lines = [f"{q} 0 {d} {c} {r}" for q, d, c, r in zip(qid, doc, stratum, rel)]
+    elif "inclusion_prob" in frame.columns:
+        prob = _format_floats(frame["inclusion_prob"].to_numpy(dtype=np.float64))
+        lines = [f"{q} {d} {r} 1 {p}" for q, d, r, p in zip(qid, doc, rel, prob)]
+    else:
+        lines = [f"{q} 0 {d} {r}" for q, d, r in zip(qid, doc, rel)]
+    _write_text(target, lines)
     return target

@@ -8,7 +8,10 @@ rates, the estimators on a complete sample against the measures on the complete 
 
 from __future__ import annotations
 
+import shutil
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +22,10 @@ from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.sampling import _inclusion_probabilities, ap_prior
 
 STRATA = (5, 10, 20)
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+COPIES = SHARED / "cds2015-sampleval" / "sample_eval_versions"
+STATAP = SHARED / "statap-mq-web09"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the script runners of test_sampled / test_statap
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +135,46 @@ def test_inclusion_estimate_of_r_is_unbiased(clef):
     truth = pool[pool["relevance"] > 0].groupby("query_id").size().reindex(r_hat.columns)
     z = (r_hat.mean() - truth) / (r_hat.std() / np.sqrt(len(r_hat))).where(r_hat.std() > 0, 1)
     assert (z.abs() < 4.5).all(), z.abs().max()
+
+
+def test_samples_write_and_read_back(clef, tmp_path):
+    runs, qrels, _ = clef
+    stratified = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=2)
+    path = pdeval.write_qrels(stratified, tmp_path / "sampled.txt")
+    pd.testing.assert_frame_equal(pdeval.read_qrels(path), stratified.astype({"query_id": str, "doc_id": str}), check_dtype=False)
+    inclusion = quiet(pdeval.sample_inclusion, qrels, runs, size=20, depth=20, seed=2)
+    path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
+    back = pdeval.read_qrels(path)
+    assert back["inclusion_prob"].tolist() == inclusion["inclusion_prob"].tolist()
+    assert back["doc_id"].tolist() == inclusion["doc_id"].tolist()
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed")
+@pytest.mark.skipif(not COPIES.is_dir() or not STATAP.is_dir(), reason="the shared data with NIST's scripts is absent")
+def test_drawn_samples_give_what_the_scripts_give(clef, tmp_path):
+    """The samples pdeval draws, written out, scored by sample_eval.pl and statAP_MQ_eval."""
+    from test_sampled import pdeval_lines, names_for, run_script, script_copy
+    from test_statap import V3_MEASURES
+    from test_statap import run_script as run_statap
+    from test_statap import script_copy as statap_copy
+
+    runs, qrels, _ = clef
+    one = runs[runs["run"] == runs["run"].iloc[0]]
+    run_path = pdeval.write_run(one, tmp_path / "run.txt")[0]
+    stratified = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=4)
+    qrels_path = pdeval.write_qrels(stratified, tmp_path / "sampled.txt")
+    theirs = run_script(script_copy(tmp_path, "sample_eval.nist-clinical.max100.JULIELab.pl"), qrels_path, run_path)
+    ours = pdeval_lines(one, stratified, names_for(100, (10, 50, 100)))
+    merged = theirs.merge(ours, on=["measure", "query_id"])
+    assert len(merged) > 300 and (merged["value_x"] - merged["value_y"]).abs().max() <= 1e-9
+    inclusion = quiet(pdeval.sample_inclusion, qrels, runs, size=30, depth=20, seed=4)
+    prels_path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
+    # statAP_MQ_eval orders tied scores in Perl's hash order: score by trec_eval's rank instead
+    one = pdeval.rank_run(one).assign(score=lambda f: -f["rank"].astype(float)).drop(columns="rank")
+    run_path = pdeval.write_run(one, tmp_path / "untied.txt")[0]
+    columns = ["statAP", "RQ", "Rprec", "P30", "nDCG", "var"]
+    theirs = run_statap(statap_copy("statAP_MQ_eval_v3.pl"), prels_path, run_path, columns)
+    result = pdeval.evaluate(one, inclusion, list(V3_MEASURES.values()), undefined="nan")
+    mine = result.pivot_table(index="query_id", columns="measure", values="value")
+    for column, measure in V3_MEASURES.items():
+        assert (mine[str(pdeval.parse_measure(measure))].reindex(theirs.index) - theirs[column]).abs().max() <= 1e-9
