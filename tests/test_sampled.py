@@ -42,7 +42,7 @@ needs_pm = pytest.mark.skipif(not PM.is_dir(), reason="the shared data ../shared
 
 # ---- running the script ----------------------------------------------------------------------
 def script_copy(tmp_path: Path, name: str, source: Path = COPIES) -> Path:
-    """A copy of the script that prints every value with 17 significant digits (one per session)."""
+    """A copy of the script that prints every value with 17 significant digits (made once per test run)."""
     return _script_copy(name, source)
 
 
@@ -59,7 +59,7 @@ def _script_copy(name: str, source: Path) -> Path:
 
 
 def run_script(script: Path, qrels: Path, run: Path, *args: str, per_topic: bool = True) -> pd.DataFrame:
-    """The script's output as a frame ``measure, query_id, value`` (each run once per session)."""
+    """The script's output as a frame ``measure, query_id, value`` (each command run once per test run)."""
     return _run_script(str(script), str(qrels), str(run), tuple(args), per_topic).copy()
 
 
