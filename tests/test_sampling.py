@@ -70,7 +70,7 @@ def test_sample_pool_strata_and_sizes(clef):
 def test_sample_pool_seeds_and_samples(clef):
     runs, qrels, _ = clef
     a = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, seed=1, samples=3)
-    b = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, seed=1, samples=3)
+    b = quiet(qrels.ir.sample_pool, runs, strata=STRATA, seed=1, samples=3)  # the accessor dispatches
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["sample", "query_id", "doc_id", "stratum", "relevance"]
     first, second = (a[a["sample"] == s]["relevance"].to_numpy() for s in (0, 1))
