@@ -817,7 +817,9 @@ def stat_ndcg(seg: Segments, *, cutoff: int, version: str = "v3") -> np.ndarray:
     * ``version="v3"`` (statAP_MQ_eval_v3, which reports k = 30): gain 3 at ranks 1..R_2, then
       gain 1 at ranks R_2 + 1 .. R_1 − R_2 (the script's loop bound: only R_1 − 2·R_2 documents
       of level 1 are placed), both cut at k;
-    * ``version="v4"``: the sampled relevant documents by level descending, gain 2^level − 1, cut at k.
+    * ``version="v4"``: the sampled relevant documents by level descending, gain 2^level − 1, cut at k
+      — on levels 0–2 this is the v3 ideal list without its loop-bound slip (use it as the
+      corrected v3 nDCG).
 
     Undefined when R̂ = 0 (the statAP topic rule; topics without a sampled relevant document)."""
     _check_version(version)
