@@ -151,6 +151,7 @@ def read_prels(
     *,
     mixed: bool = True,
     topics: Literal["all", "neu", "mixed"] = "all",
+    valid_only: bool = True,
     duplicates: DuplicatePolicy = "error",
 ) -> pd.DataFrame:
     """Read a statAP prels file with the options of ``statAP_MQ_eval``: ``mixed=False`` is its
@@ -159,7 +160,9 @@ def read_prels(
     from .io import _read_bytes
 
     file = Path(path)
-    return parse_prels(_read_bytes(file), str(file), mixed=mixed, topics=topics, duplicates=duplicates)
+    return parse_prels(
+        _read_bytes(file), str(file), mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates
+    )
 
 
 def parse_prels(
@@ -168,6 +171,7 @@ def parse_prels(
     *,
     mixed: bool = True,
     topics: Literal["all", "neu", "mixed"] = "all",
+    valid_only: bool = True,
     duplicates: DuplicatePolicy = "error",
 ) -> pd.DataFrame:
     """Parse statAP prels (``topic docno relevance method inclusion-probability``) and apply
@@ -200,7 +204,7 @@ def parse_prels(
             path,
             int(numbers[first]),
         )
-    return prels_qrels(frame, mixed=mixed, topics=topics, duplicates=duplicates, source=path)
+    return prels_qrels(frame, mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates, source=path)
 
 
 def prels_qrels(
@@ -208,6 +212,7 @@ def prels_qrels(
     *,
     mixed: bool = True,
     topics: Literal["all", "neu", "mixed"] = "all",
+    valid_only: bool = True,
     duplicates: DuplicatePolicy = "error",
     source: str = "prels",
 ) -> pd.DataFrame:
@@ -225,7 +230,11 @@ def prels_qrels(
        ``mixed=False`` (the script's ``-f``): rows of method 0 are dropped;
     5. topics without a NEU-judged row are never evaluated: they are dropped. ``topics="neu"``
        (the script's ``-n``) keeps only topics without UMass rows, ``"mixed"`` (``-m``) only
-       topics with both.
+       topics with both;
+    6. ``valid_only=True`` (the default) drops the topics left without a sampled relevant
+       document (R̂ = 0): the script prints no value for them and leaves them out of its means,
+       so the means of pdeval (and of ``pdeval eval``) are the script's. With ``False`` they
+       stay, and the statAP measures are undefined on them.
 
     Dropped rows and topics are reported in one :class:`~pdeval.errors.PdevalWarning`.
     Returns ``query_id, doc_id, relevance, inclusion_prob``.
@@ -257,6 +266,11 @@ def prels_qrels(
     in_valid = valid.reindex(topic).fillna(False).to_numpy(dtype=bool)
     zero = keep & ~dropped_method & (prob == 0)
     final = keep & ~dropped_method & ~zero & in_valid
+    no_relevant = []
+    if valid_only:
+        has_relevant = pd.Series(final & (relevance > 0)).groupby(topic).any()
+        no_relevant = sorted(set(topic[final]) - set(has_relevant.index[has_relevant]))
+        final &= has_relevant.reindex(topic).fillna(False).to_numpy(dtype=bool)
     out = pd.DataFrame(
         {
             "query_id": topic[final],
@@ -278,6 +292,8 @@ def prels_qrels(
     if skipped_topics:
         rule = {"all": "no NEU-judged row", "neu": "UMass rows or no NEU row", "mixed": "not judged by both methods"}[topics]
         notes.append(f"{len(skipped_topics)} topic(s) with {rule}, e.g. {skipped_topics[:3]}")
+    if no_relevant:
+        notes.append(f"{len(no_relevant)} topic(s) without a sampled relevant document, e.g. {no_relevant[:3]}")
     if notes:
         warnings.warn(f"{source}: skipped as statAP_MQ_eval does: " + "; ".join(notes), PdevalWarning, stacklevel=3)
     return as_qrels(out, duplicates=duplicates).reset_index(drop=True)

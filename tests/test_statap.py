@@ -79,8 +79,13 @@ def test_read_prels_applies_the_scripts_rules():
     assert "NA" in message and "1 topic(s) with no NEU-judged row" in message
     assert list(qrels.columns) == ["query_id", "doc_id", "relevance", "inclusion_prob"]
     assert variant_keys(qrels) == []  # inclusion_prob is sampling information
-    assert qrels["doc_id"].tolist() == ["a", "b", "c", "d", "h"]  # e (-999), f (NA), topic 2 (UMass only) dropped
-    assert qrels["inclusion_prob"].tolist() == [0.5, 0.5, 0.25, 1.0, 1.0]  # method 0: probability 1
+    assert "1 topic(s) without a sampled relevant document" in message  # topic 3
+    # e (-999), f (NA), topic 2 (UMass only), topic 3 (nothing relevant: not valid) dropped
+    assert qrels["doc_id"].tolist() == ["a", "b", "c", "d"]
+    assert qrels["inclusion_prob"].tolist() == [0.5, 0.5, 0.25, 1.0]  # method 0: probability 1
+    with pytest.warns(PdevalWarning):
+        kept = pdeval.sampled_io.read_prels(FIXTURE / "prels.txt", valid_only=False)
+    assert kept["doc_id"].tolist() == ["a", "b", "c", "d", "h"]
 
 
 def test_prels_options_and_ir_datasets_records():
@@ -130,7 +135,11 @@ def test_statap_refuses_primes_and_bad_probabilities():
 # ---- hand-computed values -----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def fixture():
-    return pdeval.read_run(FIXTURE / "run.prels.txt"), read_prels(FIXTURE / "prels.txt")
+    """The fixture prels with topic 3 (no relevant document) kept, to see the rule for it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdevalWarning)
+        qrels = pdeval.sampled_io.read_prels(FIXTURE / "prels.txt", valid_only=False)
+    return pdeval.read_run(FIXTURE / "run.prels.txt"), qrels
 
 
 def by_topic(run, qrels, measure):
@@ -270,14 +279,14 @@ def test_prels_with_generated_runs_equal_statap_mq_eval(tmp_path, name):
         theirs = run_script(script_copy(script), prels, path, columns)
         result = pdeval.evaluate(run, qrels, list(measures.values()), undefined="nan")
         ours = result.pivot_table(index="query_id", columns="measure", values="value", dropna=False)
-        # the script's valid topics are exactly those pdeval defines
-        assert set(ours.index[ours["statAP"].notna()]) == set(theirs.index)
+        # the script's valid topics are exactly those the prels keep (and pdeval defines)
+        assert set(ours.index[ours["statAP"].notna()]) == set(theirs.index) == set(ours.index)
         for column, measure in measures.items():
             mine = ours[str(pdeval.parse_measure(measure))].reindex(theirs.index)
             difference = (mine - theirs[column]).abs().max()
             assert difference <= 1e-9, f"{script} {column}: {difference}"
-        # the means over valid topics are the script's statMAP etc.: summarize skips the NaN
-        summary = pdeval.summarize(result[result["measure"] == "statAP"].dropna())
+        # the means are the script's statMAP etc., with the default undefined="zero" too
+        summary = pdeval.summarize(pdeval.evaluate(run, qrels, ["statAP"]))
         assert summary["value"].iloc[0] == pytest.approx(theirs["statAP"].mean(), abs=1e-12)
 
 
