@@ -654,11 +654,13 @@ def stat_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
     (Horvitz–Thompson estimates of R and of the sum of precisions; the ratio can exceed 1).
     Documents outside the sample are nonrelevant. Qrels without an ``inclusion_prob`` column
-    are a census (π = 1 for every judged document), where statAP is AP and statP@k is P@k. Undefined (NaN) when R̂ = 0: the script
-    leaves such a topic out of its means ("valid topics"), which is ``summarize`` of a result
-    evaluated with ``undefined="nan"``; topics judged by UMass's method only are dropped when
-    the prels are read (:func:`pdeval.sampled_io.prels_qrels`). The script orders tied scores
-    in Perl's hash order; pdeval breaks ties by doc id descending (trec_eval's rule).
+    are a census (π = 1 for every judged document), where statAP is AP and statP@k is P@k.
+
+    Undefined (NaN) when R̂ = 0: the script leaves such a topic out of its means ("valid
+    topics"); reading prels drops those topics and the topics judged by UMass's method only
+    (:func:`pdeval.sampled_io.prels_qrels`), so the means over the result are the script's.
+    The script orders tied scores in Perl's hash order; pdeval breaks ties by doc id
+    descending (trec_eval's rule).
     """
     if seg.n_segments == 0:
         return np.zeros(0)
