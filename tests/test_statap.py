@@ -320,3 +320,16 @@ def test_script_options_are_reading_options(tmp_path, options, kwargs):
 @functools.lru_cache(maxsize=None)
 def read_prels_default(path: Path) -> pd.DataFrame:
     return read_prels(path)
+
+
+def test_cli_reads_prels(capsys):
+    """``pdeval eval prels run -m statAP``: the all line is the mean over the script's valid topics."""
+    from pdeval.cli import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdevalWarning)
+        main(["eval", str(FIXTURE / "prels.txt"), str(FIXTURE / "run.prels.txt"), "-m", "statAP", "-q"])
+    lines = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
+    values = {fields[1]: float(fields[2]) for fields in lines}
+    assert set(values) == {"1", "all"}  # topic 2 (UMass only) and 3 (nothing relevant) are not valid
+    assert values["all"] == pytest.approx(6 / 7, abs=1e-4)
