@@ -130,6 +130,18 @@ class IRAccessor:
 
         return map_grades(self._need("qrels", "map_grades"), mapping)
 
+    def sample_pool(self, run: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.sample_pool(qrels, run, **options)``: a stratified sample (sample_eval qrels)."""
+        from .sampling import sample_pool
+
+        return sample_pool(self._need("qrels", "sample_pool"), run, **options)
+
+    def sample_inclusion(self, run: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.sample_inclusion(qrels, run, **options)``: a statAP sample (prels)."""
+        from .sampling import sample_inclusion
+
+        return sample_inclusion(self._need("qrels", "sample_inclusion"), run, **options)
+
     # ---- result frames ------------------------------------------------------------------
     @property
     def plot(self) -> "_Plots":

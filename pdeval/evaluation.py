@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numbers
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
 
@@ -34,6 +34,7 @@ from .frames import (
     ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys, variant_keys,
 )
 from .measures import Measure, parse_all
+from .measures.sampled import sampling_columns
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
 from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
@@ -64,6 +65,9 @@ class JudgmentIndex:
     table: QrelsTable  # entries variant * n_topics + topic
     variants: pd.DataFrame  # one row per variant with its key values
     keys: list
+    #: sampling columns of sampled qrels as (variants, pairs + 1) matrices like ``judgments``
+    #: (``stratum`` codes, ``inclusion_prob``); empty for plain qrels
+    info: dict = field(default_factory=dict)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, duplicates: DuplicatePolicy = "error") -> "JudgmentIndex":
@@ -97,13 +101,15 @@ class JudgmentIndex:
         n_entries = n_variants * n_topics
         judged = level >= 0
         order = np.lexsort((-level[judged], entry[judged]))
+        info, design = sampling_columns(qrels, variant, pair, len(pair_keys) + 1, n_variants, entry, level)
         table = QrelsTable(
             levels=level[judged][order],
             offsets=group_offsets(entry[judged], n_entries),
             pooled=np.bincount(entry[~judged], minlength=n_entries),
             variant=np.repeat(np.arange(n_variants), n_topics),
+            design=design,
         )
-        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, judged_pair, has_topic, table, variants, keys)
+        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, judged_pair, has_topic, table, variants, keys, info)
 
     @cached_property
     def doc_words(self) -> Optional[np.ndarray]:
@@ -280,20 +286,23 @@ def _layout(
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
-    # one gather per variant from its (small, cache-resident) row of the judgment matrix;
-    # pair -1 (never judged) picks the matrix's last column, ABSENT
-    rel = np.empty((len(variants), len(pair)), dtype=judgments.judgments.dtype)
-    for row, variant_code in enumerate(variants):
-        np.take(judgments.judgments[variant_code], pair, out=rel[row])
-    if included[:, row_lengths > 0].all():
-        rel = rel.ravel()
-        ranks = None if ranks is None else np.tile(ranks, len(variants))
-    else:
-        rows = np.repeat(included, row_lengths, axis=1)
-        rel = rel[rows]
-        ranks = None if ranks is None else np.broadcast_to(ranks, rows.shape)[rows]
+    whole = included[:, row_lengths > 0].all()
+    rows = None if whole else np.repeat(included, row_lengths, axis=1)
+
+    def gather(matrix: np.ndarray) -> np.ndarray:
+        # one gather per variant from its (small, cache-resident) row of the matrix; pair -1
+        # (never judged) picks the matrix's last column (ABSENT in the judgment matrix)
+        out = np.empty((len(variants), len(pair)), dtype=matrix.dtype)
+        for row, variant_code in enumerate(variants):
+            np.take(matrix[variant_code], pair, out=out[row])
+        return out.ravel() if whole else out[rows]
+
+    rel = gather(judgments.judgments)
+    info = {name: gather(matrix) for name, matrix in judgments.info.items()} or None
+    if ranks is not None:
+        ranks = np.tile(ranks, len(variants)) if whole else np.broadcast_to(ranks, rows.shape)[rows]
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info)
 
 
 def evaluate(

@@ -43,6 +43,7 @@ PRECEDENCE = {
     "doc_id": ("doc_id", "docno", "docid"),
     "relevance": ("relevance", "rel", "label"),
     "run": ("run", "system", "tag", "run_id"),
+    "inclusion_prob": ("inclusion_prob", "iprob"),  # ir_datasets' TrecPrel field
 }
 
 #: alias -> canonical column name

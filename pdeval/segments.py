@@ -61,6 +61,10 @@ class QrelsTable:
     offsets: np.ndarray
     pooled: np.ndarray
     variant: np.ndarray
+    #: every qrels row (judged or not) as arrays ``entry``, ``level`` (POOLED for negative) and,
+    #: when the qrels carry them, ``stratum`` (int codes) and ``inclusion_prob``: what the sampled
+    #: estimators (:mod:`pdeval.measures.sampled`) need to know of the judging design
+    design: Optional[dict] = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -134,6 +138,9 @@ class Segments:
     #: explicit 1-based ranks of the rows when only some rows of each list are laid out (the
     #: rows the qrels judge); None when the rows are the whole lists (rank = position)
     ranks: Optional[np.ndarray] = None
+    #: per-row sampling information of sampled qrels (``stratum`` codes, ``-1`` outside the
+    #: qrels; ``inclusion_prob``, NaN outside), aligned with ``rel``; None for plain qrels
+    info: Optional[dict] = None
     _views: dict = field(default_factory=dict, repr=False)
 
     # ---- layout -------------------------------------------------------------------------
@@ -284,7 +291,8 @@ class Segments:
         offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
-        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks)
+        info = None if self.info is None else {name: values[keep] for name, values in self.info.items()}
+        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info)
 
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""

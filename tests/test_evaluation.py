@@ -124,12 +124,13 @@ def test_every_qrels_variant_in_one_call_equals_one_call_per_variant():
 
 
 def registry_examples() -> list:
-    """One measure string per registered measure (a cutoff where required, p for subAP)."""
+    """One measure string per registered measure (a cutoff where required, 0.5 for required
+    parameters: subAP's p, iprec_at_recall's recall)."""
     examples = []
     for spec in REGISTRY.values():
         text = spec.name
-        if spec.name == "subAP":
-            text += "(p=0.5)"
+        if spec.required:
+            text += "(" + ",".join(f"{key}=0.5" for key in spec.required) + ")"
         if spec.cutoff == "required":
             text += "@5"
         examples.append(text)
@@ -245,7 +246,11 @@ def test_judged_rows_only_layout_gives_the_values_of_whole_lists(seed):
         ignore_index=True,
     )
     measures = registry_examples()
-    measures += [m + "'" if "@" not in m and "(" not in m else m for m in measures if m != "NumRet"]
+    measures += [
+        m + "'" if "@" not in m and "(" not in m else m
+        for m in measures
+        if m != "NumRet" and not pdeval.parse_measure(m).spec.no_prime  # measures that refuse primes
+    ]
     measures += ["AP(depth=7)", "Bpref(depth=5)", "P'@5", "Q(beta=2)", "nDCG(dcg=sakai,l=5)", "infAP(pool_aware=false)"]
     for complete, chunk_rows in ((False, 8_000_000), (True, 8_000_000), (False, 1)):  # 1: a variant per chunk
         options = dict(complete=complete, undefined="nan", chunk_rows=chunk_rows)

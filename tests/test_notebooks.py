@@ -34,6 +34,7 @@ EXPECTED = {
     "label_agreement_llmjudge",
     "label_agreement_rag",
     "leaderboard_nist_vs_gpt4",
+    "sampled_judgments",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 

@@ -50,6 +50,7 @@ class MeasureSpec:
     trec_eval: Optional[str] = None  # trec_eval's names "plain|with_{k}", {k} = the cutoff
     required: tuple = ()  # parameters without a usable default
     sparse: bool = False  # the kernel needs only the rows some qrels judge (see Measure.sparse)
+    no_prime: Optional[str] = None  # why the measure has no condensed-list version (primes refused)
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -82,6 +83,7 @@ def register(
     trec_eval: Optional[str] = None,
     required: Sequence[str] = (),
     sparse: bool = False,
+    no_prime: Optional[str] = None,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -89,7 +91,7 @@ def register(
     every kernel once on empty lists, so a bad value fails when the measure is named.
     ``sparse=True`` declares that the kernel reads ranks only through ``Segments.rank`` /
     ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
-    engine may leave those rows out.
+    engine may leave those rows out. ``no_prime`` (a reason) refuses the prime / ``judged_only``.
     """
 
     def decorate(kernel: Kernel) -> Kernel:
@@ -110,6 +112,7 @@ def register(
             trec_eval=trec_eval,
             required=tuple(required),
             sparse=sparse,
+            no_prime=no_prime,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -359,6 +362,8 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
     """
     if isinstance(measure, Measure):
+        if judged_only and not measure.judged_only and measure.spec.no_prime:
+            raise MeasureError(f"{str(measure)!r}: {measure.name} has no prime (judged_only): {measure.spec.no_prime}")
         if judged_only and not measure.judged_only:
             measure = Measure(measure.spec, measure.params, measure.cutoff, True)
         return measure
@@ -413,6 +418,8 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     if missing:
         raise MeasureError(f"{measure!r}: {spec.name} needs {', '.join(missing)}, e.g. {spec.name}({missing[0]}=...)")
     prime = bool(found.group("prime")) or judged_only
+    if prime and spec.no_prime:
+        raise MeasureError(f"{measure!r}: {spec.name} has no prime (judged_only): {spec.no_prime}")
     parsed = Measure(spec, tuple(sorted(values.items())), cutoff, prime)
     parsed.compute(_EMPTY)  # the kernel checks its parameters now, not at evaluation
     return parsed
