@@ -151,6 +151,19 @@ class RankedRun:
     pair: np.ndarray  # per sorted row: pair code or -1
     offsets: np.ndarray  # groups system * n_topics + topic
     n_topics: int
+    #: per sorted row, whether its score differs from the row above (a new run of tied
+    #: scores starts); kept only when a measure weighs tied documents alike (``ties="mean"``)
+    tie_start: Optional[np.ndarray] = None
+
+    @cached_property
+    def tie_span(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sorted row, the first and last rank of the run of tied scores it belongs to."""
+        starts = np.flatnonzero(self.tie_start)
+        tie = np.cumsum(self.tie_start) - 1
+        first_row = starts[tie]
+        end_row = np.append(starts[1:], len(self.tie_start))[tie]
+        list_start = np.repeat(self.offsets[:-1], np.diff(self.offsets))
+        return first_row - list_start + 1, end_row - list_start
 
     @cached_property
     def group_of_row(self) -> np.ndarray:
@@ -181,6 +194,7 @@ class RankedRun:
         score_precision: ScorePrecision,
         depth: Optional[int],
         duplicates: DuplicatePolicy = "error",
+        ties: bool = False,
     ) -> "RankedRun":
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
         which runs here on integer codes and falls back to :func:`drop_duplicates`)."""
@@ -205,7 +219,8 @@ class RankedRun:
                 # some (system, topic, doc) repeats: apply the policy on the frame, then start over
                 run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
                 return cls.build(
-                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+                    ties=ties,
                 )
         group = system * len(judgments.topics) + topic
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
@@ -226,13 +241,20 @@ class RankedRun:
         pair = judgments.pair_codes(topic, qrels_doc)[order]
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
+        tie_start = None
+        if ties:
+            sorted_score = score[order]
+            tie_start = np.ones(len(order), dtype=bool)
+            tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
+            tie_start[offsets[:-1][np.diff(offsets) > 0]] = True
         if depth is not None:
             if depth < 1:
                 raise PdevalError(f"depth must be a positive integer, not {depth!r}")
             kept = ranks_within(offsets) <= depth
             pair = pair[kept]
+            tie_start = None if tie_start is None else tie_start[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
-        return cls(systems, pair, offsets, len(judgments.topics))
+        return cls(systems, pair, offsets, len(judgments.topics), tie_start)
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -268,6 +290,10 @@ def _layout(
         pair, row_offsets, ranks = ranked.pair[ranked.known_rows], ranked.known_offsets, ranked.known_ranks
     else:
         pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
+    ties = None
+    if ranked.tie_start is not None:
+        ties = np.column_stack(ranked.tie_span)
+        ties = ties[ranked.known_rows] if judged_rows_only else ties
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
@@ -279,12 +305,14 @@ def _layout(
     if included[:, row_lengths > 0].all():
         rel = rel.ravel()
         ranks = None if ranks is None else np.tile(ranks, len(variants))
+        ties = None if ties is None else np.tile(ties, (len(variants), 1))
     else:
         rows = np.repeat(included, row_lengths, axis=1)
         rel = rel[rows]
         ranks = None if ranks is None else np.broadcast_to(ranks, rows.shape)[rows]
+        ties = None if ties is None else np.concatenate([ties[row] for row in rows])
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, ties=ties)
 
 
 def evaluate(
@@ -361,7 +389,8 @@ def evaluate(
     qrels = as_qrels(qrels, duplicates=None)  # checked on integer codes by JudgmentIndex.build
     judgments = JudgmentIndex.build(qrels, duplicates)
     ranked = RankedRun.build(
-        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+        ties=any(m.needs_ties for m in parsed),
     )
 
     n_variants = len(judgments.variants)
