@@ -445,8 +445,13 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     are kept). Columns: the keys, ``measure``, ``value`` (the mean, NaN values skipped),
     ``topics`` (how many topics were averaged) and ``undefined`` (how many NaN values were
     skipped; 0 unless evaluated with ``undefined="nan"``). With ``wide=True`` a table with one
-    column per measure.
+    column per measure. A frame of :func:`pdeval.bounds` gets the mean ``high`` and
+    ``residual`` beside the mean (:func:`pdeval.bounds.summarize_bounds`).
     """
+    if "value" not in result.columns and {"low", "high"} <= set(result.columns):
+        from .bounds import summarize_bounds
+
+        return summarize_bounds(result, wide=wide)
     result = as_result(result)
     keys = [k for k in result_keys(result) if k != "query_id"]
     grouped = result.groupby(keys + ["measure"], sort=False, observed=True)["value"]

@@ -1,0 +1,192 @@
+"""``pdeval.bounds`` against brute force: each run evaluated on its own, with the qrels
+explicitly extended by its unjudged retrieved documents at the grade.
+
+The brute force below is written from the definition, one run at a time, with plain pandas
+(no code of pdeval.bounds): it is the oracle for every registered measure on random
+collections (Hypothesis) and on real runs of CLEF eHealth 2015 (pooled and unpooled runs)
+and TREC DL 2021 (skipped without the shared data beside the repository).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pdeval
+from pdeval.errors import PdevalError
+from pdeval.measures.registry import REGISTRY
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def every_measure() -> list[str]:
+    """One string per registered measure (with a cutoff or a required parameter where needed),
+    plus primes and the residual forms."""
+    out = []
+    for name, spec in REGISTRY.items():
+        text = name + ("(p=0.5)" if "p" in spec.required else "")
+        out.append(text + ("@3" if spec.cutoff == "required" else ""))
+    return out + ["AP'", "nDCG'@3", "nDCG@3", "Q'", "RBP(p=0.5,ties=mean)", "RBP(residual=True)",
+                  "INST(T=2,n=20,residual=True)", "AP@2", "RR@2"]
+
+
+def brute_force(run, qrels, measures, *, unjudged="all", grade=None, **options):
+    """High values by definition: for each run, the qrels plus its unjudged retrieved
+    documents (pooled ones replaced) at ``grade`` (default the largest level, at least 1),
+    evaluated alone."""
+    grade = max(int(qrels["relevance"].max()), 1) if grade is None else grade
+    depth = options.get("depth")
+    parts = []
+    for name, rows in run.groupby("run", sort=True):
+        rows = rows.copy()
+        if depth is not None:
+            rows = pdeval.rank_run(rows, score_precision=options.get("score_precision", "float64"), depth=depth)
+        retrieved = rows[rows["query_id"].isin(set(qrels["query_id"]))][["query_id", "doc_id"]]
+        joined = retrieved.merge(qrels, on=["query_id", "doc_id"], how="left")
+        absent = joined["relevance"].isna()
+        pooled = joined["relevance"] < 0
+        chosen = {"all": absent | pooled, "absent": absent, "pooled": pooled}[unjudged]
+        fills = joined.loc[chosen, ["query_id", "doc_id"]].assign(relevance=grade)
+        kept = qrels.merge(fills[["query_id", "doc_id"]], on=["query_id", "doc_id"], how="left", indicator=True)
+        kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
+        extended = pd.concat([kept, fills], ignore_index=True)
+        parts.append(pdeval.evaluate(rows, extended, measures, **options))
+    return pd.concat(parts, ignore_index=True)
+
+
+def check(run, qrels, measures, *, tol=1e-12, **options):
+    got = pdeval.bounds(run, qrels, measures, **options)
+    low = pdeval.evaluate(run, qrels, measures, **{k: v for k, v in options.items() if k not in ("unjudged", "grade")})
+    high = brute_force(run, qrels, measures, **options)
+    keys = ["run", "query_id", "measure"]
+    assert len(got) == len(low) == len(high)
+    merged = got.merge(low, on=keys).merge(high.rename(columns={"value": "expected_high"}), on=keys)
+    assert len(merged) == len(got)
+    np.testing.assert_allclose(merged["low"], merged["value"], atol=tol, rtol=0)
+    np.testing.assert_allclose(merged["high"], merged["expected_high"], atol=tol, rtol=0, equal_nan=True)
+    np.testing.assert_allclose(merged["residual"], merged["high"] - merged["low"], atol=0, rtol=0, equal_nan=True)
+    return got
+
+
+def test_worked_example():
+    run = pd.DataFrame({"run": ["A"] * 4, "query_id": ["q"] * 4, "doc_id": list("abcd"), "score": [4.0, 3, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": list("abcx"), "relevance": [2, -1, 0, 1]})
+    got = pdeval.bounds(run, qrels, ["AP", "P@2", "RBP(p=0.5)"]).set_index("measure")
+    # filled: b (pooled) and d (absent) relevant, R = 4: AP = (1 + 1 + 3/4) / 4
+    assert got.loc["AP", "low"] == pytest.approx(0.5, abs=1e-15)
+    assert got.loc["AP", "high"] == pytest.approx(2.75 / 4, abs=1e-15)
+    assert got.loc["P@2", "residual"] == pytest.approx(0.5, abs=1e-15)
+    assert got.loc["RBP(p=0.5)", "high"] == pytest.approx(0.5 + 0.25 + 0.0625, abs=1e-15)
+    only_absent = pdeval.bounds(run, qrels, "AP", unjudged="absent").iloc[0]
+    assert only_absent["high"] == pytest.approx((1 + 2 / 4) / 3, abs=1e-15)  # a, d relevant; R = 3
+    only_pooled = pdeval.bounds(run, qrels, "AP", unjudged="pooled").iloc[0]
+    assert only_pooled["high"] == pytest.approx((1 + 1) / 3, abs=1e-15)  # a, b relevant; R = 3
+
+
+def test_summarize_shows_the_residual():
+    run = pd.DataFrame({"run": ["A"] * 2 + ["B"] * 2, "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
+                        "score": [1.0] * 4})
+    qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    summary = pdeval.summarize(pdeval.bounds(run, qrels, "P@1")).set_index("run")
+    assert summary.loc["A", "value"] == 1.0 and summary.loc["A", "residual"] == 0.0
+    assert summary.loc["B", "value"] == 0.5 and summary.loc["B", "residual"] == 0.5
+    assert summary.loc["B", "high"] == 1.0
+    wide = pdeval.summarize(pdeval.bounds(run, qrels, "P@1"), wide=True).set_index("run")
+    assert wide.loc["B", "P@1"] == 0.5 and wide.loc["B", "P@1 residual"] == 0.5
+
+
+def test_bad_options_raise():
+    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["b"], "relevance": [1]})
+    with pytest.raises(PdevalError):
+        pdeval.bounds(run, qrels, "AP", unjudged="some")
+    with pytest.raises(PdevalError):
+        pdeval.bounds(run, qrels, "rpref_N", grade=3)  # above the top grade: the collection maximum moves
+    pdeval.bounds(run, qrels, "rpref_N(gain_max=3)", grade=3)
+
+
+@st.composite
+def collections(draw):
+    runs, qrows, rrows = draw(st.integers(1, 3)), [], []
+    for t in range(draw(st.integers(1, 3))):
+        for i in range(draw(st.integers(1, 10))):
+            status = draw(st.sampled_from([0, 1, 2, -1, None]))
+            if status is not None:
+                qrows.append((f"t{t}", f"d{i}", status))
+            for r in range(runs):
+                if draw(st.booleans()):
+                    rrows.append((f"r{r}", f"t{t}", f"d{i}", float(draw(st.integers(0, 3)))))
+    if not qrows:
+        qrows.append(("t0", "zz", 1))
+    if not rrows:
+        rrows.append(("r0", "t0", "zz", 1.0))
+    run = pd.DataFrame(rrows, columns=["run", "query_id", "doc_id", "score"])
+    qrels = pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"])
+    return run, qrels
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.sampled_from(["all", "absent", "pooled"]), st.sampled_from([None, 1]),
+       st.sampled_from([None, 2]), st.booleans())
+def test_bounds_equal_brute_force_for_every_measure(collection, unjudged, grade, depth, complete):
+    run, qrels = collection
+    options = dict(unjudged=unjudged, grade=grade, depth=depth, complete=complete, undefined="nan")
+    if grade is not None and qrels["relevance"].max() < grade:
+        with pytest.raises(PdevalError):
+            pdeval.bounds(run, qrels, every_measure(), **options)
+        return
+    check(run, qrels, every_measure(), tol=1e-12, **options)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_bounds_keep_qrels_variants_apart(collection):
+    """Two qrels variants (the qrels and a reduced copy) in one call equal each alone."""
+    run, qrels = collection
+    reduced = qrels.iloc[::2]
+    both = pd.concat([qrels.assign(level=100), reduced.assign(level=50)], ignore_index=True)
+    measures = ["AP", "nDCG@3", "Bpref", "RBP", "infAP", "Judged@2"]
+    together = pdeval.bounds(run, both, measures, undefined="nan")
+    for level, part in ((100, qrels), (50, reduced)):
+        alone = pdeval.bounds(run, part, measures, grade=int(part["relevance"].max()), undefined="nan")
+        mine = together[together["level"] == level].drop(columns="level").reset_index(drop=True)
+        if part["relevance"].max() != both["relevance"].max():
+            continue  # the default grade is each variant's own top grade; checked above for equal tops
+        pd.testing.assert_frame_equal(mine, alone.reset_index(drop=True), check_dtype=False)
+
+
+# ---- real runs ----------------------------------------------------------------------------------
+REAL_MEASURES = ["AP", "P@10", "nDCG@10", "Rprec", "R@100", "Bpref", "infAP", "RBP", "RBP(p=0.95,residual=True)",
+                 "Q", "rpref_N", "bpref10", "AP'", "INST(T=3)", "Judged@10"]
+
+
+def real_runs(folder: str, qrels_file: str, names: list[str]):
+    root = DATA / folder
+    if not root.is_dir():
+        pytest.skip(f"real data not found: {root} (the shared data folder sits next to the repository)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = pdeval.read_run([root / "runs" / n for n in names])
+    return run, pdeval.read_qrels(root / qrels_file)
+
+
+def test_bounds_on_clef2015_pooled_and_unpooled_runs():
+    # runs 1-3 of a team were pooled (top 10), runs 4-10 were not (PROVENANCE.md)
+    run, qrels = real_runs("clef2015-chs-task2", "qrels/qrels.eng.clef2015.qtest.graded.txt",
+                           ["ECNU_EN_Run.1.dat.gz", "ECNU_EN_Run.7.dat.gz", "FDUSGInfo_EN_Run.9.dat.gz",
+                            "LIMSI_EN_run.4.dat.gz", "KUCS_EN_Run.3.dat.gz"])
+    got = check(run, qrels, REAL_MEASURES, tol=1e-12, score_precision="float32")
+    p10 = pdeval.summarize(got[got["measure"] == "P@10"]).set_index("run")["residual"]
+    assert p10["ECNU_EN_Run.1.dat"] < 0.01 < p10["FDUSGInfo_EN_Run.9.dat"]
+
+
+def test_bounds_on_trec_dl21_runs_at_depth_10():
+    run, qrels = real_runs("trec-dl21", "qrels-pass.dl21.human.txt",
+                           ["Fast_ForwardP_2.gz", "Fast_Forward_3.gz"])
+    check(run, qrels, REAL_MEASURES, tol=1e-12, depth=10, unjudged="absent")
