@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("tsv", "csv", "json"), default="tsv", help="output format")
     ev.add_argument("--duplicates", choices=("error", "first", "max"), default="error",
                     help="what to do with repeated documents in a run (default: error)")
+    ev.add_argument("--bounds", nargs="?", const="all", choices=("all", "absent", "pooled"),
+                    help="add columns high and residual: each value with the unjudged (all, absent or pooled) "
+                         "retrieved documents judged relevant at the top grade")
 
     ms = commands.add_parser("measures", help="list the measures and how each treats unjudged documents")
     ms.add_argument("--markdown", action="store_true", help="print the README's measure table")
@@ -81,18 +84,27 @@ def _eval(args: argparse.Namespace) -> int:
     measures = parse_all(args.measures or DEFAULT_MEASURES, judged_only=args.judged_only, rel=args.rel)
     qrels = read_qrels(args.qrels)
     run = read_run(args.runs, duplicates=args.duplicates)
-    result = evaluate(
-        run, qrels, measures, complete=args.complete, depth=args.depth,
-        score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates,
-    )
+    options = dict(complete=args.complete, depth=args.depth,
+                   score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
+    if args.bounds:
+        from .bounds import bounds
+
+        result = bounds(run, qrels, measures, unjudged=args.bounds, **options)
+        table = _trec_eval_table(result.rename(columns={"low": "value"}), args.per_topic)
+        for column in ("high", "residual"):
+            table[column] = _trec_eval_table(result.rename(columns={column: "value"}), args.per_topic)["value"]
+    else:
+        result = evaluate(run, qrels, measures, **options)
+        table = _trec_eval_table(result, args.per_topic)
     names = {str(m): m.trec_eval_name() for m in measures}
-    table = _trec_eval_table(result, args.per_topic)
     if args.format == "tsv":
         single = table["run"].nunique() == 1
         lines = []
         for row in table.itertuples(index=False):
             name = names.get(row.measure, row.measure)
             fields = [f"{name:<22}", str(row.query_id), _format_value(row.measure, row.value)]
+            if args.bounds:
+                fields += [_format_value(row.measure, row.high), _format_value(row.measure, row.residual)]
             lines.append("\t".join(fields if single else [str(row.run)] + fields))
         sys.stdout.write("\n".join(lines) + "\n")
     elif args.format == "csv":

@@ -190,3 +190,33 @@ def test_bounds_on_trec_dl21_runs_at_depth_10():
     run, qrels = real_runs("trec-dl21", "qrels-pass.dl21.human.txt",
                            ["Fast_ForwardP_2.gz", "Fast_Forward_3.gz"])
     check(run, qrels, REAL_MEASURES, tol=1e-12, depth=10, unjudged="absent")
+
+
+def test_accessor_cli_and_figure(tmp_path, capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pdeval import plotting
+    from pdeval.cli import main
+
+    clef = pdeval.datasets.load("clef2018")
+    run = clef.runs[clef.runs["run"].isin(sorted(clef.runs["run"].unique())[:4])]
+    qrels = clef.partial_qrels
+    frame = run.ir.bounds(qrels, ["P@10", "RBP"], duplicates="first")
+    assert list(frame.columns) == ["run", "query_id", "measure", "low", "high", "residual"]
+    fig = plotting.bound_intervals(frame, "P@10")
+    fig.savefig(tmp_path / "bounds.png")
+    assert len(fig.axes[0].get_yticklabels()) == 4
+    plt.close(fig)
+    # the command line: trec_eval's columns plus high and residual
+    pdeval.write_qrels(qrels, tmp_path / "qrels.txt")
+    one = run[run["run"] == run["run"].iloc[0]].drop_duplicates(["query_id", "doc_id"])
+    pdeval.write_run(one, tmp_path / "one.txt")
+    assert main(["eval", str(tmp_path / "qrels.txt"), str(tmp_path / "one.txt"), "-m", "P@10", "--bounds"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1].split("\t")
+    expected = pdeval.summarize(pdeval.bounds(one, qrels, "P@10")).iloc[0]
+    assert line[1] == "all"
+    assert [float(v) for v in line[2:]] == pytest.approx(
+        [expected["value"], expected["high"], expected["residual"]], abs=6e-5)
