@@ -27,14 +27,15 @@ ranks beyond the list (Moffat & Zobel 2008).
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterable, Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from .errors import PdevalError
+from .errors import PdevalError, PdevalWarning
 from .evaluation import MeasureLike, _codes, evaluate
-from .frames import as_qrels, as_run, variant_keys
+from .frames import as_qrels, as_run, drop_duplicates, variant_keys
 from .measures import parse_all
 from .ranking import rank_run
 
@@ -85,9 +86,15 @@ def bounds(
     duplicates = options.get("duplicates", "error")
     parsed = parse_all(measures, judged_only=options.get("judged_only", False), rel=options.get("rel"),
                        gains=options.get("gains"))
-    run = as_run(run, by=by, duplicates=duplicates)
-    qrels = as_qrels(qrels, duplicates=duplicates)
-    low = evaluate(run, qrels, parsed, by=by, **options)
+    run = as_run(run, by=by, duplicates=None)
+    qrels = as_qrels(qrels, duplicates=None)
+    low = evaluate(run, qrels, parsed, by=by, **options)  # raises on repeated keys unless a policy is chosen
+    if duplicates != "error":  # the policy keeps one row per key, as the evaluation did
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PdevalWarning)  # the evaluation has warned already
+            run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
+            qrels = drop_duplicates(qrels, [*variant_keys(qrels), "query_id", "doc_id"], duplicates, kind="qrels",
+                                    value="relevance")
     if options.get("depth") is not None:
         run = rank_run(run, by=by, score_precision=options.get("score_precision", "float64"), depth=options["depth"])
     filled_run, filled_qrels, pairs = _filled(run, qrels, by, unjudged, grade, parsed, options.get("complete", False))
