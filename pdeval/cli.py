@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", required=True, help="output folder")
     rep.add_argument("--seed", type=int, default=1)
     rep.add_argument("--no-progress", action="store_true")
+    rep.add_argument("--bounds", action="store_true", help="show each run mean's residual (pdeval.bounds)")
     return parser
 
 

@@ -218,3 +218,28 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     assert line[1] == "all"
     assert [float(v) for v in line[2:]] == pytest.approx(
         [expected["value"], expected["high"], expected["residual"]], abs=6e-5)
+
+
+def test_report_shows_residuals_beside_the_means(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pdeval.report import report
+
+    clef = pdeval.datasets.load("clef2018")
+    runs = sorted(clef.runs["run"].unique())[:3]
+    topics = sorted(clef.qrels["query_id"].unique())[:6]
+    run = clef.runs[clef.runs["run"].isin(runs) & clef.runs["query_id"].isin(topics)]
+    qrels = clef.partial_qrels[clef.partial_qrels["query_id"].isin(topics)].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = report(run, qrels, levels=[50], samples=2, measures=["P@10", "AP"], depths=None, out=tmp_path,
+                        progress=False, B=20, swap_trials=5, bounds=True)
+    means = tables["full_means"].set_index("run")
+    assert list(means.columns) == ["P@10", "P@10 residual", "AP", "AP residual"]
+    expected = pdeval.summarize(pdeval.bounds(run, qrels, ["P@10", "AP"], complete=True)).set_index(["run", "measure"])
+    for name in runs:
+        assert means.loc[name, "AP residual"] == pytest.approx(expected.loc[(name, "AP"), "residual"], abs=1e-12)
+        assert means.loc[name, "P@10"] == pytest.approx(expected.loc[(name, "P@10"), "value"], abs=1e-12)
+    assert (tmp_path / "bounds.png").exists()
+    assert "bounds.png" in (tmp_path / "report.md").read_text()
