@@ -64,14 +64,15 @@ def test_notebook_runs_in_fast_mode(path, tmp_path, monkeypatch):
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     source = path.read_text(encoding="utf-8")
-    if '"shared" / "data"' in source and not (REPO.parent / "shared" / "data").is_dir():
-        pytest.skip("the notebook reads the shared data beside the repository (../shared/data), which is absent")
     if "bm25_runs" in source:
         pytest.importorskip("bm25s", reason="the notebook makes BM25 runs with the bm25s library (test extra)")
     monkeypatch.setenv("PDEVAL_FAST", "1")
     monkeypatch.setenv("PDEVAL_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.reads(source, as_version=4)
+    cells = "".join(cell.source for cell in nb.cells)
+    if '"shared" / "data"' in cells and not (REPO.parent / "shared" / "data").is_dir():
+        pytest.skip("the notebook reads the shared data beside the repository (../shared/data), which is absent")
     client = nbclient.NotebookClient(
         nb,
         km=_kernel_manager(tmp_path / "specs"),
