@@ -36,6 +36,7 @@ import pandas as pd
 from .errors import PdevalError, PdevalWarning
 from .evaluation import MeasureLike, _codes, evaluate
 from .frames import as_qrels, as_run, drop_duplicates, variant_keys
+from .ids import encode
 from .measures import parse_all
 from .ranking import rank_run
 
@@ -118,14 +119,19 @@ def _filled(run, qrels, by, unjudged, grade, parsed, complete):
     keys = variant_keys(qrels)
     topics = pd.Index(np.sort(qrels["query_id"].unique()))
     topic = topics.get_indexer(run["query_id"])
-    run = run.loc[topic >= 0]
-    topic = topic[topic >= 0]
-    n_topics = len(topics)
+    keep = topic >= 0  # topics absent from the qrels are not evaluated
     system, systems = _codes(run, ["run", *by])
     n_systems = len(systems)
-    doc, docs = pd.factorize(pd.concat([run["doc_id"], qrels["doc_id"]], ignore_index=True))
+    run_doc, docs = encode(run["doc_id"])
+    qrels_doc = docs.get_indexer(qrels["doc_id"])
+    unseen = qrels_doc < 0  # qrels documents no run retrieved get codes after the run's
+    extra, extra_docs = pd.factorize(qrels["doc_id"][unseen])
+    qrels_doc[unseen] = len(docs) + extra
+    docs = docs.append(pd.Index(extra_docs))
     n_docs = max(len(docs), 1)
-    run_doc, qrels_doc = doc[: len(run)], doc[len(run):]
+    topic, system, run_doc = topic[keep], system[keep], run_doc[keep]
+    score = run["score"].to_numpy()[keep]
+    n_topics = len(topics)
     variant, variants = _codes(qrels, keys)
     n_variants = len(variants)
     q_topic = topics.get_indexer(qrels["query_id"])
@@ -187,7 +193,7 @@ def _filled(run, qrels, by, unjudged, grade, parsed, complete):
             "run": "bounds",
             "query_id": pd.Categorical.from_codes(system * n_topics + topic, categories=names),
             "doc_id": pd.Categorical.from_codes(run_doc, categories=docs),
-            "score": run["score"].to_numpy(),
+            "score": score,
         }
     )
     pairs = systems.iloc[np.repeat(np.arange(n_systems), n_topics)].reset_index(drop=True)

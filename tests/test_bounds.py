@@ -243,3 +243,12 @@ def test_report_shows_residuals_beside_the_means(tmp_path):
         assert means.loc[name, "P@10"] == pytest.approx(expected.loc[(name, "P@10"), "value"], abs=1e-12)
     assert (tmp_path / "bounds.png").exists()
     assert "bounds.png" in (tmp_path / "report.md").read_text()
+
+
+def test_topics_outside_the_qrels_and_complete():
+    run = pd.DataFrame({"run": ["A", "A", "B", "C"], "query_id": ["q", "x", "q", "x"], "doc_id": ["a", "b", "c", "d"],
+                        "score": [1.0, 1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "e"], "relevance": [1, 2]})
+    got = check(run, qrels, ["AP", "P@1", "nDCG", "RBP"], complete=True, undefined="nan")
+    assert set(got["run"]) == {"A", "B", "C"}  # C retrieved only a topic without judgments: empty lists
+    assert got.loc[(got["run"] == "B") & (got["query_id"] == "q") & (got["measure"] == "P@1"), "high"].item() == 1.0
