@@ -4,7 +4,7 @@
 
 * reading and writing: :func:`read_run`, :func:`read_qrels`, :func:`write_run`, :func:`write_qrels`,
   :mod:`pdeval.datasets` (bundled real data);
-* evaluating: :func:`evaluate`, :func:`summarize`, :func:`rank_run`, measure strings
+* evaluating: :func:`evaluate`, :func:`summarize`, :func:`bounds`, :func:`rank_run`, measure strings
   (:func:`parse_measure`, :func:`available_measures`);
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
   :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`; judging designs for the
@@ -36,6 +36,7 @@ from .agreement import (
     map_grades,
     merge_qrels,
 )
+from .bounds import bounds
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
@@ -63,6 +64,7 @@ __all__ = [
     "agreement",
     "anova",
     "available_measures",
+    "bounds",
     "compare",
     "compare_leaderboards",
     "correlation_table",

@@ -47,6 +47,12 @@ class IRAccessor:
 
         return evaluate(self._need("run", "evaluate"), qrels, measures, **options)
 
+    def bounds(self, qrels: pd.DataFrame, measures: Any, **options: Any) -> pd.DataFrame:
+        """``pdeval.bounds(run, qrels, measures, **options)``: low, high and residual per topic."""
+        from .bounds import bounds
+
+        return bounds(self._need("run", "bounds"), qrels, measures, **options)
+
     def rank(self, **options: Any) -> pd.DataFrame:
         """``pdeval.rank_run(run, **options)``: trec_eval order with a fresh rank column."""
         from .frames import as_run

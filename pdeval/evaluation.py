@@ -167,6 +167,19 @@ class RankedRun:
     n_topics: int
     run_topics: pd.Index  # the run's distinct topic ids
     run_topic_position: np.ndarray  # each one's position in the qrels topics, or -1
+    #: per sorted row, whether its score differs from the row above (a new run of tied
+    #: scores starts); kept only when a measure weighs tied documents alike (``ties="mean"``)
+    tie_start: Optional[np.ndarray] = None
+
+    @cached_property
+    def tie_span(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sorted row, the first and last rank of the run of tied scores it belongs to."""
+        starts = np.flatnonzero(self.tie_start)
+        tie = np.cumsum(self.tie_start) - 1
+        first_row = starts[tie]
+        end_row = np.append(starts[1:], len(self.tie_start))[tie]
+        list_start = np.repeat(self.offsets[:-1], np.diff(self.offsets))
+        return first_row - list_start + 1, end_row - list_start
 
     @cached_property
     def group_of_row(self) -> np.ndarray:
@@ -197,6 +210,7 @@ class RankedRun:
         score_precision: ScorePrecision,
         depth: Optional[int],
         duplicates: DuplicatePolicy = "error",
+        ties: bool = False,
     ) -> "RankedRun":
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
         which runs here on integer codes and falls back to :func:`drop_duplicates`)."""
@@ -222,7 +236,8 @@ class RankedRun:
                 # some (system, topic, doc) repeats: apply the policy on the frame, then start over
                 run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
                 return cls.build(
-                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+                    ties=ties,
                 )
         group = system * len(judgments.topics) + topic
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
@@ -243,11 +258,18 @@ class RankedRun:
         pair = judgments.pair_codes(topic, qrels_doc)[order]
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
+        tie_start = None
+        if ties:
+            sorted_score = score[order]
+            tie_start = np.ones(len(order), dtype=bool)
+            tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
+            tie_start[offsets[:-1][np.diff(offsets) > 0]] = True
         if depth is not None:
             kept = ranks_within(offsets) <= depth
             pair = pair[kept]
+            tie_start = None if tie_start is None else tie_start[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
-        return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position)
+        return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -283,6 +305,10 @@ def _layout(
         pair, row_offsets, ranks = ranked.pair[ranked.known_rows], ranked.known_offsets, ranked.known_ranks
     else:
         pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
+    ties = None
+    if ranked.tie_start is not None:
+        ties = np.column_stack(ranked.tie_span)
+        ties = ties[ranked.known_rows] if judged_rows_only else ties
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
@@ -301,8 +327,10 @@ def _layout(
     info = {name: gather(matrix) for name, matrix in judgments.info.items()} or None
     if ranks is not None:
         ranks = np.tile(ranks, len(variants)) if whole else np.broadcast_to(ranks, rows.shape)[rows]
+    if ties is not None:  # per row: first and last rank of its run of tied scores
+        ties = np.tile(ties, (len(variants), 1)) if whole else np.concatenate([ties[row] for row in rows])
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties)
 
 
 def evaluate(
@@ -440,7 +468,8 @@ def evaluate_frames(
     require_rows(qrels, "qrels")
     judgments = JudgmentIndex.build(qrels, duplicates)
     ranked = RankedRun.build(
-        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+        ties=any(m.needs_ties for m in parsed),
     )
     if coverage:
         check_coverage(ranked, judgments, complete=complete, depth=depth)
@@ -524,8 +553,13 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     are kept). Columns: the keys, ``measure``, ``value`` (the mean, NaN values skipped),
     ``topics`` (how many topics were averaged) and ``undefined`` (how many NaN values were
     skipped; 0 unless evaluated with ``undefined="nan"``). With ``wide=True`` a table with one
-    column per measure.
+    column per measure. A frame of :func:`pdeval.bounds` gets the mean ``high`` and
+    ``residual`` beside the mean (:func:`pdeval.bounds.summarize_bounds`).
     """
+    if "value" not in result.columns and {"low", "high"} <= set(result.columns):
+        from .bounds import summarize_bounds
+
+        return summarize_bounds(result, wide=wide)
     result = as_result(result)
     keys = [k for k in result_keys(result) if k != "query_id"]
     grouped = result.groupby(keys + ["measure"], sort=False, observed=True)["value"]

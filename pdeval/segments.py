@@ -141,6 +141,9 @@ class Segments:
     #: per-row sampling information of sampled qrels (``stratum`` codes, ``-1`` outside the
     #: qrels; ``inclusion_prob``, NaN outside), aligned with ``rel``; None for plain qrels
     info: Optional[dict] = None
+    #: per row, the first and last rank (columns 0 and 1) of the run of tied scores the row
+    #: belongs to, when a measure asked for them (``ties="mean"``); else None
+    ties: Optional[np.ndarray] = None
     _views: dict = field(default_factory=dict, repr=False)
 
     # ---- layout -------------------------------------------------------------------------
@@ -292,7 +295,8 @@ class Segments:
         np.cumsum(counts, out=offsets[1:])
         ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
         info = None if self.info is None else {name: values[keep] for name, values in self.info.items()}
-        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info)
+        ties = self.ties[keep] if keep_ranks and self.ties is not None else None
+        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info, ties=ties)
 
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""
@@ -316,5 +320,8 @@ class Segments:
             return self
         key = ("cut", int(depth))
         if key not in self._views:
-            self._views[key] = self.select(self.rank <= depth, keep_ranks=True)
+            view = self.select(self.rank <= depth, keep_ranks=True)
+            if view.ties is not None:  # a run of ties ends at the cut like the list does
+                view.ties = np.column_stack((view.ties[:, 0], np.minimum(view.ties[:, 1], depth)))
+            self._views[key] = view
         return self._views[key]

@@ -149,6 +149,12 @@ class Measure:
         kernel is declared so, or the measure is primed (condensed lists hold only those)."""
         return self.spec.sparse or self.judged_only
 
+    @property
+    def needs_ties(self) -> bool:
+        """Whether the kernel weighs tied documents alike (``ties="mean"``) and so needs to
+        know which rows share a score (:attr:`Segments.ties`)."""
+        return dict(self.params).get("ties") == "mean"
+
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
 
