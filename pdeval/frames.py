@@ -417,6 +417,12 @@ def _variant_columns(frame: pd.DataFrame, variants: Optional[Iterable[str]]) -> 
     unknown = [c for c in frame.columns if c not in keep]
     if not unknown:
         return frame
+    if "method" in unknown and "inclusion_prob" in frame.columns:  # ignoring it would give other numbers
+        raise SchemaError(
+            "these qrels look like raw statAP prels (a 'method' column beside the inclusion "
+            "probabilities, e.g. ir_datasets' TrecPrel records): apply statAP_MQ_eval's reading rules "
+            "with pdeval.prels_qrels(frame) first"
+        )
     warn(
         f"the qrels column(s) {unknown} are ignored: a qrels column is a variant key only when pdeval "
         f"produces it ({', '.join(PRODUCED_VARIANTS)}) or it is named with variants=[...]; "

@@ -61,21 +61,17 @@ def detect_format(data: bytes, path: str = "<qrels>") -> str:
     Four fields are TREC qrels. Five fields are ``sample_eval`` qrels when the second field
     (the iteration) and the fifth (the relevance) are integers, ``prels`` when the third
     (relevance) is an integer and the fifth is a probability (a number in [0, 1] or ``NA``)
-    and the second is not an integer; anything else, or both, needs ``format=``.
+    and the second is not an integer; lines that fit both need ``format=``. Anything else is
+    read as TREC qrels, whose reader names the first line that does not fit (and says when a
+    file looks like a run).
     """
     numbers, fields = _lines(data[: 1 << 16], path)
     sample = [f for f in fields[:-1] or fields][:200]  # the last line of the chunk may be cut
     if not sample:
         return "trec"
     widths = {len(f) for f in sample}
-    if widths == {4}:
-        return "trec"
     if widths != {5}:
-        raise ParseError(
-            f"cannot tell the qrels format: the first lines have {sorted(widths)} fields; expected 4 "
-            "(TREC), or 5 (sample_eval: topic iteration docno stratum rel; prels: topic docno rel method prob)",
-            path,
-        )
+        return "trec"
     sample_eval = all(_INT.match(f[1]) and _INT.match(f[4]) for f in sample)
     prels = all(
         _INT.match(f[2]) and (f[4] == "NA" or (_NUMBER.match(f[4]) and 0 <= float(f[4]) <= 1)) for f in sample
@@ -84,10 +80,13 @@ def detect_format(data: bytes, path: str = "<qrels>") -> str:
         return "sample_eval"
     if prels and not sample_eval:
         return "prels"
+    if not prels and not sample_eval:
+        return "trec"
     raise ParseError(
         "cannot tell whether these 5-column qrels are sample_eval qrels (topic iteration docno stratum rel) "
         "or statAP prels (topic docno rel method prob); pass format='sample_eval' or format='prels'",
         path,
+        numbers[0],
     )
 
 

@@ -81,12 +81,6 @@ def sampling_columns(
     """
     info: dict = {}
     design: dict = {"entry": entry, "level": level}
-    if "method" in qrels.columns and "inclusion_prob" in qrels.columns:
-        raise SchemaError(
-            "these qrels look like raw statAP prels (a 'method' column beside the inclusion "
-            "probabilities, e.g. ir_datasets' TrecPrel records): apply statAP_MQ_eval's reading rules "
-            "with pdeval.prels_qrels(frame) first (otherwise 'method' would split them into variants)"
-        )
     if "stratum" in qrels.columns:
         labels = qrels["stratum"]
         if labels.isna().any():
