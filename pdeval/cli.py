@@ -26,7 +26,11 @@ import pandas as pd
 from .errors import DuplicateError, MeasureError, PdevalError
 
 #: measures whose "all" line trec_eval reports as a sum over topics, not a mean
-SUMMED = {"NumRet", "NumRel", "NumRelRet"}
+SUMMED = {"NumRet", "NumRel", "NumRelRet", "inum_rel", "inum_rel_ret"}
+
+#: of those, the ones that count documents (printed as integers); sample_eval.pl's estimated
+#: counts are sums of fractions, printed like every other value
+COUNTS = {"NumRet", "NumRel", "NumRelRet"}
 
 _EVAL_EPILOG = """\
 examples:
@@ -285,7 +289,7 @@ def _eval(args: argparse.Namespace) -> int:
             other = trec_eval_table(filled.rename(columns={column: "value"}), measures, order, command, args.per_topic)
             table[column] = other["value"].to_numpy()
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
-    counts = {str(m) for m in measures if m.spec.name in SUMMED} | {"num_q"}
+    counts = {str(m) for m in measures if m.spec.name in COUNTS} | {"num_q"}
     if args.format == "tsv":
         lines = []
         single = table["run"].nunique() == 1

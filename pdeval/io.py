@@ -91,7 +91,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
+from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError, warn
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
 from .integrations import is_source, read_source
 from .ranking import rank_run
@@ -580,7 +580,7 @@ def _validate_with_path(
         raise DuplicateError(f"{path}: {_duplicate_details(frame, keys, line)}; {exc}") from None
     for item in caught:
         if issubclass(item.category, PdevalWarning):
-            warnings.warn(f"{path}: {item.message}", PdevalWarning, stacklevel=3)
+            warnings.warn(f"{path}: {item.message}", item.category, stacklevel=3)  # keeps the class (IdWarning, ...)
         else:  # pragma: no cover - other warnings pass through unchanged
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     return out
@@ -920,6 +920,11 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     target = Path(path)
     if target.parent and not target.parent.exists():
         raise MissingFileError(f"the directory of {str(target)!r} does not exist", str(target.parent))
+    if "source" in frame.columns:  # TREC qrels have no field for it: say so rather than drop it silently
+        sources = frame["source"].astype(str).value_counts()
+        warn(f"{target}: the label provenance column 'source' is not written (a TREC qrels file has no "
+             f"field for it): {', '.join(f'{n} {s!r}' for s, n in sources.items())} labels. Write one file "
+             "per source to keep it", ColumnWarning)
     qid = frame["query_id"].astype(str).tolist()
     doc = frame["doc_id"].astype(str).tolist()
     rel = frame["relevance"].to_numpy().tolist()

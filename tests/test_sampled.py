@@ -250,6 +250,19 @@ def test_cli_reads_sampled_qrels(capsys):
     assert by_topic["2"] == pytest.approx(0.6667, abs=1e-4)
 
 
+def test_cli_all_line_of_estimated_counts_is_a_sum_as_the_script_prints_it(capsys):
+    from pdeval.cli import main
+
+    main(["eval", str(FIXTURE / "qrels.sample_eval.txt"), str(FIXTURE / "run.txt"),
+          "-m", "inum_rel", "-m", "inum_rel_ret", "-m", "xinfAP", "-q"])
+    lines = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
+    for name in ("inum_rel", "inum_rel_ret", "xinfAP"):
+        topics = [float(f[2]) for f in lines if f[0].strip() == name and f[1] != "all"]
+        (total,) = [float(f[2]) for f in lines if f[0].strip() == name and f[1] == "all"]
+        expected = sum(topics) if name != "xinfAP" else sum(topics) / len(topics)  # counts sum, measures average
+        assert total == pytest.approx(expected, abs=1e-3 * len(topics))
+
+
 @needs_perl
 @pytest.mark.skipif(not COPIES.is_dir(), reason="the shared copies of sample_eval.pl are absent")
 def test_fixture_equals_the_script(tmp_path, fixture):
