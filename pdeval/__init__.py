@@ -4,10 +4,11 @@
 
 * reading and writing: :func:`read_run`, :func:`read_qrels`, :func:`write_run`, :func:`write_qrels`,
   :mod:`pdeval.datasets` (bundled real data);
-* evaluating: :func:`evaluate`, :func:`summarize`, :func:`rank_run`, measure strings
+* evaluating: :func:`evaluate`, :func:`summarize`, :func:`bounds`, :func:`rank_run`, measure strings
   (:func:`parse_measure`, :func:`available_measures`);
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
-  :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`;
+  :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`; judging designs for the
+  sampled estimators: :func:`sample_pool` (stratified), :func:`sample_inclusion` (statAP);
 * judging measures: :func:`rank_correlation`, :func:`correlation_table`, :func:`swap_rates`,
   :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
 * many systems at once, topics paired: :func:`tukey_hsd`, :func:`anova` (with Sakai's
@@ -35,6 +36,7 @@ from .agreement import (
     map_grades,
     merge_qrels,
 )
+from .bounds import bounds
 from .correlation import correlation_table, rank_correlation, system_means
 from .evaluation import evaluate, summarize
 from .experiments import training_sensitivity
@@ -47,6 +49,8 @@ from .judgments import LEVEL_GRIDS, exclude_runs, judged, leave_out_pooling, mix
 from .measures import available as available_measures
 from .measures import parse as parse_measure
 from .ranking import rank_run
+from .sampled_io import prels_qrels
+from .sampling import sample_inclusion, sample_pool
 from .significance import compare, discriminative_power, swap_rates
 from .statistics import anova, topic_set_size, tukey_hsd
 
@@ -60,6 +64,7 @@ __all__ = [
     "agreement",
     "anova",
     "available_measures",
+    "bounds",
     "compare",
     "compare_leaderboards",
     "correlation_table",
@@ -81,9 +86,12 @@ __all__ = [
     "merge_qrels",
     "mixed_pool",
     "parse_measure",
+    "prels_qrels",
     "pool",
     "rank_correlation",
     "rank_run",
+    "sample_inclusion",
+    "sample_pool",
     "read_qrels",
     "read_run",
     "read_table",

@@ -47,6 +47,12 @@ class IRAccessor:
 
         return evaluate(self._need("run", "evaluate"), qrels, measures, **options)
 
+    def bounds(self, qrels: pd.DataFrame, measures: Any, **options: Any) -> pd.DataFrame:
+        """``pdeval.bounds(run, qrels, measures, **options)``: low, high and residual per topic."""
+        from .bounds import bounds
+
+        return bounds(self._need("run", "bounds"), qrels, measures, **options)
+
     def rank(self, **options: Any) -> pd.DataFrame:
         """``pdeval.rank_run(run, **options)``: trec_eval order with a fresh rank column."""
         from .frames import as_run
@@ -129,6 +135,18 @@ class IRAccessor:
         from .agreement import map_grades
 
         return map_grades(self._need("qrels", "map_grades"), mapping)
+
+    def sample_pool(self, run: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.sample_pool(qrels, run, **options)``: a stratified sample (sample_eval qrels)."""
+        from .sampling import sample_pool
+
+        return sample_pool(self._need("qrels", "sample_pool"), run, **options)
+
+    def sample_inclusion(self, run: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.sample_inclusion(qrels, run, **options)``: a statAP sample (prels)."""
+        from .sampling import sample_inclusion
+
+        return sample_inclusion(self._need("qrels", "sample_inclusion"), run, **options)
 
     # ---- result frames ------------------------------------------------------------------
     @property

@@ -26,7 +26,11 @@ import pandas as pd
 from .errors import DuplicateError, MeasureError, PdevalError
 
 #: measures whose "all" line trec_eval reports as a sum over topics, not a mean
-SUMMED = {"NumRet", "NumRel", "NumRelRet"}
+SUMMED = {"NumRet", "NumRel", "NumRelRet", "inum_rel", "inum_rel_ret"}
+
+#: of those, the ones that count documents (printed as integers); sample_eval.pl's estimated
+#: counts are sums of fractions, printed like every other value
+COUNTS = {"NumRet", "NumRel", "NumRelRet"}
 
 _EVAL_EPILOG = """\
 examples:
@@ -108,6 +112,11 @@ def _parser() -> argparse.ArgumentParser:
                          "refuse, keep the first line, or keep the highest score / relevance")
     ev.add_argument("--run-from", choices=("file", "tag"), default="file",
                     help="name runs by file, or by the tag column (several runs in one file)")
+    ev.add_argument("--bounds", action="store_true",
+                    help="add the columns high and residual: each value with the unjudged retrieved documents "
+                         "judged relevant at the top grade (pdeval.bounds)")
+    ev.add_argument("--bounds-unjudged", choices=("all", "absent", "pooled"), default="all",
+                    help="with --bounds: which unjudged documents to fill in (absent from the qrels, pooled -1, or both)")
 
     ms = _subparser(commands, "measures", help="list the measures and how each treats unjudged documents",
                     description="List the measures, one a line; give names for the details of each.")
@@ -128,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", required=True, help="output folder")
     rep.add_argument("--seed", type=int, default=1, help="seed of every random step")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
+    rep.add_argument("--bounds", action="store_true", help="show each run mean's residual (pdeval.bounds)")
     return parser
 
 
@@ -189,7 +199,7 @@ def _selection(args: argparse.Namespace):
     return measures, names, order, selection
 
 
-def _table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
+def trec_eval_table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
     """trec_eval's rows for each run: per-topic values (with -q), then the ``all`` lines.
 
     ``all`` is the sum over topics for the counts (num_ret, num_rel, num_rel_ret) and the mean
@@ -256,11 +266,16 @@ def _eval(args: argparse.Namespace) -> int:
     command = selection.command
     qrels = read_qrels(args.qrels, duplicates=args.duplicates)
     run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
+    options = dict(complete=args.complete, depth=args.depth,
+                   score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
     try:
-        result = evaluate(
-            run, qrels, measures, complete=args.complete, depth=args.depth,
-            score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates,
-        )
+        if args.bounds:
+            from .bounds import bounds
+
+            filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
+            result = filled.rename(columns={"low": "value"})
+        else:
+            result = evaluate(run, qrels, measures, **options)
     except PdevalError as error:  # not about one line of a file: name the files
         raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
     if result.empty:
@@ -268,9 +283,13 @@ def _eval(args: argparse.Namespace) -> int:
             f"no topic of {' '.join(args.runs)} is in {args.qrels}: run topics {_some(run['query_id'])}, "
             f"qrels topics {_some(qrels['query_id'])} (leading zeros? the wrong qrels file?)"
         )
-    table = _table(result, measures, order, command, args.per_topic)
+    table = trec_eval_table(result, measures, order, command, args.per_topic)
+    if args.bounds:  # the same rows in the same order for the high and residual values
+        for column in ("high", "residual"):
+            other = trec_eval_table(filled.rename(columns={column: "value"}), measures, order, command, args.per_topic)
+            table[column] = other["value"].to_numpy()
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
-    counts = {str(m) for m in measures if m.spec.name in SUMMED} | {"num_q"}
+    counts = {str(m) for m in measures if m.spec.name in COUNTS} | {"num_q"}
     if args.format == "tsv":
         lines = []
         single = table["run"].nunique() == 1
@@ -281,7 +300,10 @@ def _eval(args: argparse.Namespace) -> int:
                 headed.add(row.run)
                 lines.append([row.run, f"{'runid':<22}", "all", runids.get(row.run, str(row.run))])
             name = names.get(row.measure, row.measure) if use_trec_names else row.measure
-            lines.append([row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)])
+            fields = [row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)]
+            if args.bounds:
+                fields += [_format_value(row.measure, row.high, counts), _format_value(row.measure, row.residual, counts)]
+            lines.append(fields)
         text = ["\t".join(fields[1:] if single else fields) for fields in lines]
         sys.stdout.write("\n".join(text) + "\n")
     else:

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError, SchemaError
-from .frames import ALIASES, as_qrels, canonicalize, variant_keys
+from .frames import ALIASES, as_qrels, canonical_names, variant_keys
 
 __all__ = ["evaluate_dask", "is_dask_frame", "DaskIRAccessor"]
 
@@ -66,8 +66,8 @@ def is_dask_frame(obj: Any) -> bool:
 class _QrelsByTopic:
     """Validated qrels sorted by topic, cut into per-partition subsets (shipped to workers)."""
 
-    def __init__(self, qrels: pd.DataFrame, duplicates: str):
-        qrels = as_qrels(qrels, duplicates=duplicates)
+    def __init__(self, qrels: pd.DataFrame, duplicates: str, variants: Any = None):
+        qrels = as_qrels(qrels, duplicates=duplicates, variants=variants)
         keys = variant_keys(qrels)
         codes, topics = pd.factorize(qrels["query_id"], sort=True)
         order = np.argsort(codes, kind="stable")
@@ -96,8 +96,9 @@ def _canonical_dask(ddf: Any) -> tuple[Any, bool]:
     Returns the frame and whether it is indexed by ``query_id`` with known divisions (then
     every topic lies in one partition).
     """
-    renamed = canonicalize(ddf._meta)
-    mapping = {old: new for old, new in zip(ddf.columns, renamed.columns) if old != new}
+    mapping, shadowed = canonical_names(ddf.columns)
+    if shadowed:
+        ddf = ddf.drop(columns=shadowed)
     if mapping:
         ddf = ddf.rename(columns=mapping)
     name = ddf.index.name
@@ -117,13 +118,16 @@ def _evaluate_partition(
     result_meta: pd.DataFrame,
 ) -> pd.DataFrame:
     """``pdeval.evaluate`` on one partition (whole topics) against its topics' qrels."""
-    from .evaluation import evaluate
+    from .evaluation import evaluate_frames
 
     if part.index.name == "query_id" and "query_id" not in part.columns:
         part = part.reset_index()
     if len(part) == 0:
         return result_meta
-    result = evaluate(part, qrels.for_topics(part["query_id"].unique()), measures, **options)
+    # topic overlap is not checked per partition: each holds a share of the topics, and its
+    # qrels carry a witness row of every other topic (see evaluate_dask)
+    qrels_part = qrels.for_topics(part["query_id"].unique())
+    result = evaluate_frames(part, qrels_part, measures, coverage=False, **options)
     return result.astype(result_meta.dtypes.to_dict())
 
 
@@ -133,7 +137,7 @@ def _meta(ddf: Any, qrels: _QrelsByTopic, measures: Any, options: dict) -> pd.Da
     Evaluates a one-row run (the schema's fake row, with a real judged topic and document)
     so that the dtypes are exactly the engine's; also validates measures and options early.
     """
-    from .evaluation import evaluate
+    from .evaluation import evaluate_frames
 
     if len(qrels.qrels) == 0:
         raise SchemaError("the qrels frame is empty")
@@ -142,7 +146,7 @@ def _meta(ddf: Any, qrels: _QrelsByTopic, measures: Any, options: dict) -> pd.Da
         sample = sample.reset_index()
     first = qrels.qrels.iloc[0]
     sample = sample.assign(query_id=[str(first["query_id"])], doc_id=[str(first["doc_id"])], score=[1.0])
-    result = evaluate(sample, qrels.for_topics([first["query_id"]]), measures, **options)
+    result = evaluate_frames(sample, qrels.for_topics([first["query_id"]]), measures, coverage=False, **options)
     return result.iloc[:0]
 
 
@@ -168,7 +172,10 @@ def evaluate_dask(
     measures, **options
         As for :func:`pdeval.evaluate` (``by``, ``judged_only``, ``depth``,
         ``score_precision``, ``rel``, ``gains``, ``undefined``, ``duplicates``,
-        ``chunk_rows``); ``complete=True`` is not supported.
+        ``chunk_rows``, ``variants``); ``complete=True`` is not supported. The qrels are
+        validated at once (extra columns, ids, values); topic overlap between the run and the
+        qrels is not checked (that would read the whole run): partitions of topics absent from
+        the qrels give no rows, without an :class:`~pdeval.errors.OverlapWarning`.
     partitioned
         ``None``: no shuffle when ``run`` is indexed by ``query_id`` with known divisions,
         else shuffle on ``query_id``. ``True``: every topic is known to lie within one
@@ -193,7 +200,7 @@ def evaluate_dask(
         )
     if partitioned not in (None, True, False):
         raise PdevalError(f"partitioned must be None, True or False, not {partitioned!r}")
-    holder = _QrelsByTopic(qrels, options.get("duplicates", "error"))
+    holder = _QrelsByTopic(qrels, options.get("duplicates", "error"), options.get("variants"))
     run, indexed_with_divisions = _canonical_dask(run)
     if "query_id" not in run.columns and run.index.name != "query_id":
         raise SchemaError(f"the run frame lacks a query_id column; it has {list(run.columns)}")

@@ -19,17 +19,22 @@ The engine works in three steps (see the README, "Architecture"):
 
 from __future__ import annotations
 
+import numbers
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from .errors import PdevalError, PdevalWarning
-from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
+from .coverage import check_coverage
+from .errors import PdevalError, PdevalWarning, warn
+from .frames import (
+    ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys, variant_keys,
+)
 from .measures import Measure, parse_all
+from .measures.sampled import sampling_columns
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
 from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
@@ -55,10 +60,14 @@ class JudgmentIndex:
     docs: pd.Index  # doc ids of the qrels
     pair_keys: np.ndarray  # sorted topic_code * n_docs + doc_code of every pair
     judgments: np.ndarray  # (variants, pairs + 1): level, POOLED or ABSENT; last column ABSENT
+    judged_pair: np.ndarray  # (pairs,): some variant judges the pair (level >= 0)
     has_topic: np.ndarray  # (variants, topics): the variant has qrels rows for the topic
     table: QrelsTable  # entries variant * n_topics + topic
     variants: pd.DataFrame  # one row per variant with its key values
     keys: list
+    #: sampling columns of sampled qrels as (variants, pairs + 1) matrices like ``judgments``
+    #: (``stratum`` codes, ``inclusion_prob``); empty for plain qrels
+    info: dict = field(default_factory=dict)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, duplicates: DuplicatePolicy = "error") -> "JudgmentIndex":
@@ -80,22 +89,27 @@ class JudgmentIndex:
         level = qrels["relevance"].to_numpy(dtype=np.int64)
         level = np.where(level < 0, POOLED, level)
         # the smallest integer type that holds every level keeps the per-row gathers cheap
-        small = np.int8 if len(level) == 0 or level.max() <= np.iinfo(np.int8).max else np.int32
+        top = level.max() if len(level) else 0
+        small = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
         judgments = np.full((n_variants, len(pair_keys) + 1), ABSENT, dtype=small)
         judgments[variant, pair] = level
+        judged_pair = np.zeros(len(pair_keys), dtype=bool)
+        judged_pair[pair[level >= 0]] = True
         has_topic = np.zeros((n_variants, n_topics), dtype=bool)
         has_topic[variant, topic] = True
         entry = variant * n_topics + topic
         n_entries = n_variants * n_topics
         judged = level >= 0
         order = np.lexsort((-level[judged], entry[judged]))
+        info, design = sampling_columns(qrels, variant, pair, len(pair_keys) + 1, n_variants, entry, level)
         table = QrelsTable(
             levels=level[judged][order],
             offsets=group_offsets(entry[judged], n_entries),
             pooled=np.bincount(entry[~judged], minlength=n_entries),
             variant=np.repeat(np.arange(n_variants), n_topics),
+            design=design,
         )
-        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, has_topic, table, variants, keys)
+        return cls(pd.Index(topics), pd.Index(docs), pair_keys, judgments, judged_pair, has_topic, table, variants, keys, info)
 
     @cached_property
     def doc_words(self) -> Optional[np.ndarray]:
@@ -151,6 +165,21 @@ class RankedRun:
     pair: np.ndarray  # per sorted row: pair code or -1
     offsets: np.ndarray  # groups system * n_topics + topic
     n_topics: int
+    run_topics: pd.Index  # the run's distinct topic ids
+    run_topic_position: np.ndarray  # each one's position in the qrels topics, or -1
+    #: per sorted row, whether its score differs from the row above (a new run of tied
+    #: scores starts); kept only when a measure weighs tied documents alike (``ties="mean"``)
+    tie_start: Optional[np.ndarray] = None
+
+    @cached_property
+    def tie_span(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sorted row, the first and last rank of the run of tied scores it belongs to."""
+        starts = np.flatnonzero(self.tie_start)
+        tie = np.cumsum(self.tie_start) - 1
+        first_row = starts[tie]
+        end_row = np.append(starts[1:], len(self.tie_start))[tie]
+        list_start = np.repeat(self.offsets[:-1], np.diff(self.offsets))
+        return first_row - list_start + 1, end_row - list_start
 
     @cached_property
     def group_of_row(self) -> np.ndarray:
@@ -181,6 +210,7 @@ class RankedRun:
         score_precision: ScorePrecision,
         depth: Optional[int],
         duplicates: DuplicatePolicy = "error",
+        ties: bool = False,
     ) -> "RankedRun":
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
         which runs here on integer codes and falls back to :func:`drop_duplicates`)."""
@@ -192,7 +222,8 @@ class RankedRun:
             system = position[system]
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
-        topic = judgments.topics.get_indexer(topic_names)[topic_code]
+        topic_position = judgments.topics.get_indexer(topic_names)
+        topic = topic_position[topic_code]
         list_code = system * len(topic_names) + topic_code
         # doc ids as packed words (no hashing) when they and the qrels' are short; a repeated
         # fingerprint may be a collision, so it is settled on exact codes below
@@ -205,7 +236,8 @@ class RankedRun:
                 # some (system, topic, doc) repeats: apply the policy on the frame, then start over
                 run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
                 return cls.build(
-                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+                    ties=ties,
                 )
         group = system * len(judgments.topics) + topic
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
@@ -226,13 +258,18 @@ class RankedRun:
         pair = judgments.pair_codes(topic, qrels_doc)[order]
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
+        tie_start = None
+        if ties:
+            sorted_score = score[order]
+            tie_start = np.ones(len(order), dtype=bool)
+            tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
+            tie_start[offsets[:-1][np.diff(offsets) > 0]] = True
         if depth is not None:
-            if depth < 1:
-                raise PdevalError(f"depth must be a positive integer, not {depth!r}")
             kept = ranks_within(offsets) <= depth
             pair = pair[kept]
+            tie_start = None if tie_start is None else tie_start[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
-        return cls(systems, pair, offsets, len(judgments.topics))
+        return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -268,23 +305,32 @@ def _layout(
         pair, row_offsets, ranks = ranked.pair[ranked.known_rows], ranked.known_offsets, ranked.known_ranks
     else:
         pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
+    ties = None
+    if ranked.tie_start is not None:
+        ties = np.column_stack(ranked.tie_span)
+        ties = ties[ranked.known_rows] if judged_rows_only else ties
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
-    # one gather per variant from its (small, cache-resident) row of the judgment matrix;
-    # pair -1 (never judged) picks the matrix's last column, ABSENT
-    rel = np.empty((len(variants), len(pair)), dtype=judgments.judgments.dtype)
-    for row, variant_code in enumerate(variants):
-        np.take(judgments.judgments[variant_code], pair, out=rel[row])
-    if included[:, row_lengths > 0].all():
-        rel = rel.ravel()
-        ranks = None if ranks is None else np.tile(ranks, len(variants))
-    else:
-        rows = np.repeat(included, row_lengths, axis=1)
-        rel = rel[rows]
-        ranks = None if ranks is None else np.broadcast_to(ranks, rows.shape)[rows]
+    whole = included[:, row_lengths > 0].all()
+    rows = None if whole else np.repeat(included, row_lengths, axis=1)
+
+    def gather(matrix: np.ndarray) -> np.ndarray:
+        # one gather per variant from its (small, cache-resident) row of the matrix; pair -1
+        # (never judged) picks the matrix's last column (ABSENT in the judgment matrix)
+        out = np.empty((len(variants), len(pair)), dtype=matrix.dtype)
+        for row, variant_code in enumerate(variants):
+            np.take(matrix[variant_code], pair, out=out[row])
+        return out.ravel() if whole else out[rows]
+
+    rel = gather(judgments.judgments)
+    info = {name: gather(matrix) for name, matrix in judgments.info.items()} or None
+    if ranks is not None:
+        ranks = np.tile(ranks, len(variants)) if whole else np.broadcast_to(ranks, rows.shape)[rows]
+    if ties is not None:  # per row: first and last rank of its run of tied scores
+        ties = np.tile(ties, (len(variants), 1)) if whole else np.concatenate([ties[row] for row in rows])
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties)
 
 
 def evaluate(
@@ -303,6 +349,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     chunk_rows: int = 8_000_000,
     sparse: bool = True,
+    variants: Optional[Sequence[str]] = None,
     output: Literal["pandas", "polars", "arrow"] = "pandas",
 ) -> pd.DataFrame:
     """Evaluate every run of ``run`` against every qrels variant of ``qrels``.
@@ -310,10 +357,15 @@ def evaluate(
     Parameters
     ----------
     run, qrels
-        Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted). Extra qrels
-        columns (``level``, ``sample``, ...) name qrels variants: all are evaluated at once.
-        Polars and Arrow frames, ranx ``Run``/``Qrels`` and iterables of ir_datasets
-        records are converted at the boundary (:func:`pdeval.integrations.to_frame`).
+        Long frames (aliases such as ``qid``/``docno``/``rel`` are accepted, by the precedence
+        of :data:`pdeval.frames.PRECEDENCE`). The qrels columns ``level``, ``sample`` and
+        ``depth`` (made by :func:`pdeval.reduce`, :func:`pdeval.pool`, ...) and those named in
+        ``variants`` name qrels variants: all are evaluated at once. ``iteration``,
+        ``stratum``, ``inclusion_prob`` and ``source`` are information; any other extra qrels
+        column is ignored with a :class:`~pdeval.errors.ColumnWarning`. Empty frames raise
+        :class:`~pdeval.errors.SchemaError`. Polars and Arrow frames, ranx ``Run``/``Qrels``
+        and iterables of ir_datasets records are converted at the boundary
+        (:func:`pdeval.integrations.to_frame`).
     measures
         Measure strings or :class:`~pdeval.measures.Measure` objects (``"AP"``,
         ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see :func:`pdeval.measures.available`).
@@ -327,8 +379,9 @@ def evaluate(
     depth
         trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
     score_precision
-        ``"float32"`` rounds scores to 32-bit floats before ordering, as trec_eval <= 9.0.8
-        and the pytrec-eval-terrier wheel do.
+        ``"float32"`` rounds scores to 32-bit floats before ordering, as trec_eval up to 9.0.7
+        (the git tag ``v9.0.8`` holds 9.0.7's code) and the pytrec-eval-terrier wheel do; the
+        2023 release 9.0.8 and trec_eval 10 store doubles, as the default ``"float64"``.
     rel, gains
         Defaults for the measures' relevance threshold and level -> gain mapping.
     undefined
@@ -340,6 +393,13 @@ def evaluate(
         ``sparse=True`` lays out only the rows some qrels variant judges for the measures
         that need nothing else (most of them; see :attr:`Measure.sparse`); ``False`` keeps
         every retrieved row (the same values, slower; for checking).
+    variants
+        Extra qrels columns to treat as variant keys (e.g. ``["assessor"]``), beside the
+        ones pdeval produces.
+
+    Topics on one side only, runs lacking some topics and runs without a judged document are
+    reported by an :class:`~pdeval.errors.OverlapWarning` (the values stay trec_eval's); no
+    shared topic at all raises :class:`~pdeval.errors.OverlapError` (:mod:`pdeval.coverage`).
     output
         ``"polars"`` or ``"arrow"`` return the result as a Polars DataFrame or pyarrow Table.
 
@@ -349,27 +409,70 @@ def evaluate(
     ``query_id``, ``measure`` (canonical string) and ``value``. Given a dask DataFrame as
     ``run``, a lazy dask DataFrame of the same columns (:func:`pdeval.dask.evaluate_dask`).
     """
+    if output not in ("pandas", "polars", "arrow"):
+        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
     if "dask.dataframe" in sys.modules:  # a dask frame can only exist once dask is imported
         from .dask import evaluate_dask, is_dask_frame
 
         if is_dask_frame(run):
+            if output != "pandas":
+                raise PdevalError("output= converts in-memory results; a dask result stays a dask frame")
             return evaluate_dask(
                 run, qrels, measures, by=by, complete=complete, judged_only=judged_only, depth=depth,
                 score_precision=score_precision, rel=rel, gains=gains, undefined=undefined,
-                duplicates=duplicates, chunk_rows=chunk_rows,
+                duplicates=duplicates, chunk_rows=chunk_rows, variants=variants,
             )
+    result = evaluate_frames(
+        run, qrels, measures, by=by, complete=complete, judged_only=judged_only, depth=depth,
+        score_precision=score_precision, rel=rel, gains=gains, undefined=undefined, duplicates=duplicates,
+        chunk_rows=chunk_rows, sparse=sparse, variants=variants,
+    )
+    if output != "pandas":
+        from .integrations.arrow import from_pandas
+
+        return from_pandas(result, output)
+    return result
+
+
+def evaluate_frames(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[MeasureLike, Iterable[MeasureLike]],
+    *,
+    by: Optional[Union[str, Sequence[str]]] = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    depth: Optional[int] = None,
+    score_precision: ScorePrecision = "float64",
+    rel: Optional[int] = None,
+    gains: Optional[Mapping[int, float]] = None,
+    undefined: Literal["zero", "nan"] = "zero",
+    duplicates: DuplicatePolicy = "error",
+    chunk_rows: int = 8_000_000,
+    sparse: bool = True,
+    variants: Optional[Sequence[str]] = None,
+    coverage: bool = True,
+) -> pd.DataFrame:
+    """:func:`evaluate` on pandas frames. ``coverage=False`` skips the topic overlap checks
+    (:mod:`pdeval.coverage`), for callers that evaluate a share of the topics (a dask
+    partition) or frames they built themselves; every other check runs."""
     by = [by] if isinstance(by, str) else list(by or [])
-    if undefined not in ("zero", "nan"):
-        raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
-    if output not in ("pandas", "polars", "arrow"):
-        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
+    check_options(
+        undefined=undefined, depth=depth, score_precision=score_precision, duplicates=duplicates,
+        complete=complete, judged_only=judged_only, sparse=sparse, chunk_rows=chunk_rows,
+    )
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
-    qrels = as_qrels(qrels, duplicates=None)  # checked on integer codes by JudgmentIndex.build
+    qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
+    require_rows(run, "run")
+    require_rows(qrels, "qrels")
     judgments = JudgmentIndex.build(qrels, duplicates)
     ranked = RankedRun.build(
-        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
+        run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
+        ties=any(m.needs_ties for m in parsed),
     )
+    if coverage:
+        check_coverage(ranked, judgments, complete=complete, depth=depth)
 
     n_variants = len(judgments.variants)
     per_variant_rows = max(int(ranked.offsets[-1]), 1)
@@ -377,10 +480,10 @@ def evaluate(
     variant_parts, group_parts, value_parts = [], [], []
     layouts = sorted({sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
     for start in range(0, n_variants, chunk):
-        variants = np.arange(start, min(start + chunk, n_variants))
+        chunk_variants = np.arange(start, min(start + chunk, n_variants))
         values = {}
         for judged_rows_only in layouts:
-            variant, group, segments = _layout(ranked, judgments, variants, complete, judged_rows_only)
+            variant, group, segments = _layout(ranked, judgments, chunk_variants, complete, judged_rows_only)
             for index, measure in enumerate(parsed):
                 if (sparse and measure.sparse) == judged_rows_only:
                     values[index] = measure.compute(segments)
@@ -393,12 +496,34 @@ def evaluate(
     values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
     if undefined == "zero":
         values = np.nan_to_num(values, nan=0.0)
-    result = _result_frame(ranked, judgments, variant, group, values, parsed, by)
-    if output != "pandas":
-        from .integrations.arrow import from_pandas
+    return _result_frame(ranked, judgments, variant, group, values, parsed, by)
 
-        return from_pandas(result, output)
-    return result
+
+def check_options(
+    *,
+    undefined: str,
+    depth: Optional[int],
+    score_precision: str,
+    duplicates: str,
+    complete: bool,
+    judged_only: bool,
+    sparse: bool,
+    chunk_rows: int,
+) -> None:
+    """Refuse an option of :func:`evaluate` outside its domain before any work is done."""
+    if undefined not in ("zero", "nan"):
+        raise PdevalError(f"undefined must be 'zero' or 'nan', not {undefined!r}")
+    if depth is not None and (not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 1):
+        raise PdevalError(f"depth must be a positive integer (trec_eval -M), not {depth!r}")
+    if score_precision not in ("float64", "float32"):
+        raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
+    if duplicates not in ("error", "first", "max"):
+        raise PdevalError(f"duplicates must be 'error', 'first' or 'max', not {duplicates!r}")
+    for name, value in (("complete", complete), ("judged_only", judged_only), ("sparse", sparse)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise PdevalError(f"{name} must be True or False, not {value!r}")
+    if not isinstance(chunk_rows, numbers.Integral) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise PdevalError(f"chunk_rows must be a positive integer, not {chunk_rows!r}")
 
 
 def _result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:
@@ -428,21 +553,20 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     are kept). Columns: the keys, ``measure``, ``value`` (the mean, NaN values skipped),
     ``topics`` (how many topics were averaged) and ``undefined`` (how many NaN values were
     skipped; 0 unless evaluated with ``undefined="nan"``). With ``wide=True`` a table with one
-    column per measure.
+    column per measure. A frame of :func:`pdeval.bounds` gets the mean ``high`` and
+    ``residual`` beside the mean (:func:`pdeval.bounds.summarize_bounds`).
     """
+    if "value" not in result.columns and {"low", "high"} <= set(result.columns):
+        from .bounds import summarize_bounds
+
+        return summarize_bounds(result, wide=wide)
     result = as_result(result)
     keys = [k for k in result_keys(result) if k != "query_id"]
     grouped = result.groupby(keys + ["measure"], sort=False, observed=True)["value"]
     summary = grouped.agg(value="mean", topics="count", size="size").reset_index()
     summary["undefined"] = summary.pop("size") - summary["topics"]
     if int(summary["undefined"].sum()):
-        import warnings
-
-        warnings.warn(
-            f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means",
-            PdevalWarning,
-            stacklevel=2,
-        )
+        warn(f"{int(summary['undefined'].sum())} undefined (NaN) per-topic value(s) skipped in the means", PdevalWarning)
     if wide:
         table = summary.pivot_table(index=keys, columns="measure", values="value", sort=False)
         table.columns.name = None

@@ -91,7 +91,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
+from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError, warn
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
 from .integrations import is_source, read_source
 from .ranking import rank_run
@@ -580,7 +580,7 @@ def _validate_with_path(
         raise DuplicateError(f"{path}: {_duplicate_details(frame, keys, line)}; {exc}") from None
     for item in caught:
         if issubclass(item.category, PdevalWarning):
-            warnings.warn(f"{path}: {item.message}", PdevalWarning, stacklevel=3)
+            warnings.warn(f"{path}: {item.message}", item.category, stacklevel=3)  # keeps the class (IdWarning, ...)
         else:  # pragma: no cover - other warnings pass through unchanged
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     return out
@@ -728,8 +728,15 @@ def read_qrels(
     *,
     duplicates: DuplicatePolicy = "error",
     engine: Literal["auto", "python"] = "auto",
+    format: Literal["auto", "trec", "sample_eval", "prels"] = "auto",
 ) -> pd.DataFrame:
     """Read a TREC qrels file (``query_id iteration doc_id relevance``) into a qrels frame.
+
+    ``format`` also reads the judgments of sampled evaluations (:mod:`pdeval.sampled_io`):
+    ``"sample_eval"`` qrels (``topic iteration docno stratum relevance``, a ``stratum``
+    column) and statAP ``"prels"`` (``topic docno relevance method probability``, an
+    ``inclusion_prob`` column); ``"auto"`` (the default) tells the three apart by the
+    fields of the first lines.
 
     The iteration column is ignored, so the judgment groups of trec_eval's ``qrels_jg``
     format (the same pair judged in several groups) are duplicates here. Lines whose first non-blank character is ``#`` and
@@ -751,6 +758,14 @@ def read_qrels(
     if file.is_dir():
         raise MissingFileError(f"{str(file)!r} is a directory; read_qrels takes one qrels file", str(file))
     data = _read_bytes(file)
+    if format not in ("auto", "trec", "sample_eval", "prels"):
+        raise SchemaError(f"format must be 'auto', 'trec', 'sample_eval' or 'prels', not {format!r}")
+    if format != "trec":
+        from .sampled_io import detect_format, read_sampled
+
+        kind = detect_format(data, str(file)) if format == "auto" else format
+        if kind != "trec":
+            return read_sampled(file, data, kind, duplicates)
     columns = _fast_qrels(data) if engine == "auto" else None
     if columns is None:
         columns = _python_qrels(data, str(file))
@@ -889,7 +904,9 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
 
     Rows are written in frame order with iteration ``0``. A frame with variant keys (e.g.
     ``level``, ``sample``) is refused: select one variant first. A ``.gz``/``.bz2``/``.xz``
-    suffix compresses.
+    suffix compresses. Sampled qrels keep their sampling column: a ``stratum`` column writes
+    ``sample_eval.pl`` qrels (``query_id 0 doc_id stratum relevance``), an ``inclusion_prob``
+    column statAP prels (``query_id doc_id relevance 1 probability``, method 1: sampled).
     """
     frame = as_qrels(qrels)
     keys = variant_keys(frame)
@@ -903,8 +920,22 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     target = Path(path)
     if target.parent and not target.parent.exists():
         raise MissingFileError(f"the directory of {str(target)!r} does not exist", str(target.parent))
+    if "source" in frame.columns:  # TREC qrels have no field for it: say so rather than drop it silently
+        sources = frame["source"].astype(str).value_counts()
+        warn(f"{target}: the label provenance column 'source' is not written (a TREC qrels file has no "
+             f"field for it): {', '.join(f'{n} {s!r}' for s, n in sources.items())} labels. Write one file "
+             "per source to keep it", ColumnWarning)
     qid = frame["query_id"].astype(str).tolist()
     doc = frame["doc_id"].astype(str).tolist()
     rel = frame["relevance"].to_numpy().tolist()
-    _write_text(target, [f"{q} 0 {d} {r}" for q, d, r in zip(qid, doc, rel)])
+    if "stratum" in frame.columns:
+        _check_tokens(frame["stratum"].astype(str), "stratum")
+        stratum = frame["stratum"].astype(str).tolist()
+        lines = [f"{q} 0 {d} {c} {r}" for q, d, c, r in zip(qid, doc, stratum, rel)]
+    elif "inclusion_prob" in frame.columns:
+        prob = _format_floats(frame["inclusion_prob"].to_numpy(dtype=np.float64))
+        lines = [f"{q} {d} {r} 1 {p}" for q, d, r, p in zip(qid, doc, rel, prob)]
+    else:
+        lines = [f"{q} 0 {d} {r}" for q, d, r in zip(qid, doc, rel)]
+    _write_text(target, lines)
     return target

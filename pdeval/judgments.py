@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PdevalError, PdevalWarning, SchemaError
-from .evaluation import evaluate
+from .evaluation import evaluate, evaluate_frames
 from .frames import as_qrels, as_run, variant_keys
 from .progress import progress_bar
 from .ranking import ScorePrecision, group_offsets, rank_run, ranks_within
@@ -1007,7 +1007,8 @@ def leave_out_pooling(
     )
 
     full = evaluate(r[["run", "query_id", "doc_id", "score"]], q, list(measures), score_precision=score_precision)
-    left = evaluate(stacked_run, stacked_qrels, list(measures), score_precision=score_precision)
+    # each run meets only its own group's copy of the topics: no overlap to report
+    left = evaluate_frames(stacked_run, stacked_qrels, list(measures), score_precision=score_precision, coverage=False)
     full = full[["run", "query_id", "measure", "value"]].rename(columns={"value": "value_pooled"})
     split = left["query_id"].astype(str).str.split(sep, n=1, regex=False)
     left = pd.DataFrame(

@@ -15,6 +15,8 @@ One function per figure of the literature the package reproduces:
 * :func:`topic_distributions` -- per-topic values of one measure, per run;
 * :func:`significance_matrix` -- which run pairs differ significantly (e.g. Tukey's HSD),
   runs ordered by mean, with their compact letter display.
+* :func:`bound_intervals` -- each run's mean with its [low, high] interval when unjudged
+  documents are filled in (:func:`pdeval.bounds`; Moffat & Zobel 2008's residuals).
 
 Functions that facet return a :class:`seaborn.FacetGrid` (its ``.figure`` is the matplotlib
 figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. Every figure
@@ -48,6 +50,7 @@ __all__ = [
     "swap_rate_curve",
     "topic_distributions",
     "significance_matrix",
+    "bound_intervals",
 ]
 
 #: axis labels of the statistics of :func:`pdeval.rank_correlation`
@@ -582,5 +585,49 @@ def significance_matrix(
     where = ", ".join(f"{k}={v}" for k, v in keys.items())
     share = significant[np.triu_indices(m, 1)].mean() if m > 1 else float("nan")
     ax.set_title(title or f"Significantly different run pairs ({where}): {share:.0%} of {m * (m - 1) // 2}")
+    fig.tight_layout()
+    return fig
+
+
+def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
+    """Each run's mean ``measure`` (today's value, ●) with the interval [mean low, mean high]
+    it could move in if the unjudged documents it retrieved were relevant; runs sorted by
+    mean, best on top. A run whose interval reaches past the next run's mean could overtake
+    it. ``bounds`` is a frame of :func:`pdeval.bounds` (per topic or summarised); ``top``
+    keeps the best ``top`` runs.
+    """
+    if "query_id" in bounds.columns:
+        from .bounds import summarize_bounds
+
+        bounds = summarize_bounds(bounds)
+    else:
+        bounds = bounds.rename(columns={"low": "value"})
+    _require(bounds, ["run", "measure", "value", "high"], "bound_intervals")
+    data = bounds[bounds["measure"] == measure]
+    if data.empty:
+        raise SchemaError(f"bound_intervals: measure {measure!r} is not in the frame; it has {sorted(pd.unique(bounds['measure']))}")
+    others = [k for k in _keys(data, ["run", "high", "residual"]) if data[k].nunique() > 1]
+    if others:
+        raise SchemaError(f"bound_intervals: the frame has several variants in {others}; select one")
+    data = data.sort_values("value", ascending=False)
+    if top is not None:
+        data = data.head(top)
+    labels = [_wrap(r) for r in data["run"]]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    with sns.axes_style(STYLE):
+        fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
+        y = np.arange(len(data))
+        low, high = data["value"].to_numpy(), data["high"].to_numpy()
+        ax.hlines(y, np.minimum(low, high), np.maximum(low, high), color="#1f78b4", linewidth=2.5, alpha=0.6,
+                  label="[low, high]: unjudged as nonrelevant / as relevant")
+        ax.plot(low, y, "o", color="black", markersize=4, label="mean (unjudged as the measure treats them)")
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels)
+        ax.invert_yaxis()
+    ax.set_xlabel(f"mean {measure}")
+    ax.set_ylabel("run (sorted by mean)")
+    ax.grid(axis="x", alpha=0.4)
+    ax.set_title(f"{measure}: how far unjudged documents could move each run")
+    ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return fig

@@ -6,8 +6,10 @@ document id descending in byte order (``comp_sim_docno``: ``strcmp`` on the byte
 which is the order Python and Arrow use to compare strings: doc ids can be replaced by their
 positions in sorted order, or by their bytes packed into words (:mod:`pdeval.ids`).
 
-trec_eval up to 9.0.8 and the ``pytrec-eval-terrier`` wheel keep scores as 32-bit floats;
-``score_precision="float32"`` rounds scores to float32 before ordering to reproduce them.
+trec_eval up to 9.0.7 (and the git tag ``v9.0.8``, which holds 9.0.7's code) and the
+``pytrec-eval-terrier`` wheel keep scores as 32-bit floats; ``score_precision="float32"``
+rounds scores to float32 before ordering to reproduce them. The 2023 release 9.0.8 and
+trec_eval 10 keep doubles, like the default ``"float64"``.
 """
 
 from __future__ import annotations

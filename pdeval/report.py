@@ -462,6 +462,7 @@ def report(
     B: int = 1000,
     swap_trials: int = 1000,
     dpi: int = 110,
+    bounds: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the whole robustness study and write its report to the folder ``out``.
 
@@ -475,7 +476,9 @@ def report(
     of the topics in two halves) on the full judgments.
 
     Writes the CSV tables of :data:`TABLES`, PNG figures, ``report.md`` and a standalone
-    ``report.html``. Returns the tables plus the per-topic results (``full``, ``reduced``,
+    ``report.html``. With ``bounds`` the table of run means has each measure's residual
+    beside it (:func:`pdeval.bounds` on the full judgments: unjudged retrieved documents
+    relevant at the top grade) and a figure shows the [low, high] intervals. Returns the tables plus the per-topic results (``full``, ``reduced``,
     ``pooled``, ``partial_result``) as a dict of frames. ``progress`` shows a tqdm bar over
     the stages and prints where the report is.
     """
@@ -511,6 +514,11 @@ def report(
     results["full"] = full
     means = system_means(full)
     wide = means.pivot(index="run", columns="measure", values="value")[measures]
+    if bounds:
+        from .bounds import bounds as bounds_of, summarize_bounds
+
+        results["full_bounds"] = bounds_of(run, qrels, measures, complete=True)
+        wide = summarize_bounds(results["full_bounds"], wide=True).set_index("run")
     # no columns name: it would show as a spurious empty "measure" column in the HTML table
     tables["full_means"] = wide.sort_values(measures[0], ascending=False).rename_axis(columns=None).reset_index()
     tables["measure_correlation"] = correlation_table(full, "tau_b", measures=measures).reset_index()
@@ -585,6 +593,10 @@ def report(
     }
     if not depths:
         del figures["pools"]
+    if bounds:
+        figures["bounds"] = (f"Mean {measures[0]} of each run with its [low, high] interval: unjudged retrieved "
+                             "documents as nonrelevant / as relevant at the top grade")
+        _save(plotting.bound_intervals(results["full_bounds"], measures[0]), out / "bounds.png", dpi)
     colours = plotting.measure_palette(measures)  # one colour per measure in every figure
     _save(plotting.robustness_curve(samples_table, methods=["tau_b", "tau_ap"], measures=measures, palette=colours),
           out / "robustness.png", dpi)
@@ -643,7 +655,7 @@ def report_from_args(args: argparse.Namespace) -> int:
         run, qrels, partial_qrels=partial,
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
-        progress=not args.no_progress, depths=args.depths, B=args.bootstrap,
+        progress=not args.no_progress, depths=args.depths, B=args.bootstrap, bounds=args.bounds,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print("Per-run means on the full judgments:")

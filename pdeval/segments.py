@@ -61,6 +61,10 @@ class QrelsTable:
     offsets: np.ndarray
     pooled: np.ndarray
     variant: np.ndarray
+    #: every qrels row (judged or not) as arrays ``entry``, ``level`` (POOLED for negative) and,
+    #: when the qrels carry them, ``stratum`` (int codes) and ``inclusion_prob``: what the sampled
+    #: estimators (:mod:`pdeval.measures.sampled`) need to know of the judging design
+    design: Optional[dict] = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -134,6 +138,12 @@ class Segments:
     #: explicit 1-based ranks of the rows when only some rows of each list are laid out (the
     #: rows the qrels judge); None when the rows are the whole lists (rank = position)
     ranks: Optional[np.ndarray] = None
+    #: per-row sampling information of sampled qrels (``stratum`` codes, ``-1`` outside the
+    #: qrels; ``inclusion_prob``, NaN outside), aligned with ``rel``; None for plain qrels
+    info: Optional[dict] = None
+    #: per row, the first and last rank (columns 0 and 1) of the run of tied scores the row
+    #: belongs to, when a measure asked for them (``ties="mean"``); else None
+    ties: Optional[np.ndarray] = None
     _views: dict = field(default_factory=dict, repr=False)
 
     # ---- layout -------------------------------------------------------------------------
@@ -284,7 +294,9 @@ class Segments:
         offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
-        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks)
+        info = None if self.info is None else {name: values[keep] for name, values in self.info.items()}
+        ties = self.ties[keep] if keep_ranks and self.ties is not None else None
+        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info, ties=ties)
 
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""
@@ -308,5 +320,8 @@ class Segments:
             return self
         key = ("cut", int(depth))
         if key not in self._views:
-            self._views[key] = self.select(self.rank <= depth, keep_ranks=True)
+            view = self.select(self.rank <= depth, keep_ranks=True)
+            if view.ties is not None:  # a run of ties ends at the cut like the list does
+                view.ties = np.column_stack((view.ties[:, 0], np.minimum(view.ties[:, 1], depth)))
+            self._views[key] = view
         return self._views[key]

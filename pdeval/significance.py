@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Iterator, Literal, Optional, Sequence, Union
@@ -57,7 +58,28 @@ Seed = Union[int, np.random.Generator, None]
 
 
 def _rng(seed: Seed) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_check_seed(seed))
+
+
+def _check_seed(seed: Seed) -> Seed:
+    """Refuse a seed numpy would reject (or misread) before any work is done."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise PdevalError(f"seed must be a non-negative integer, a numpy Generator or None, not {seed!r}")
+    return seed
+
+
+def _check_count(name: str, value: object) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise PdevalError(f"{name} must be a positive integer, not {value!r}")
+    return int(value)
+
+
+def _check_share(name: str, value: object) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 < value < 1:
+        raise PdevalError(f"{name} must be a number in (0, 1), not {value!r}")
+    return float(value)
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,6 +241,13 @@ def swap_counts(
     """
     scores = np.asarray(scores, dtype=np.float64)
     m, n = scores.shape
+    _check_seed(seed)
+    c = _check_count("c", c)
+    bins = _check_count("bins", bins)
+    if not trials == "all":
+        _check_count("trials", trials)
+    if not isinstance(bin_width, numbers.Real) or not bin_width > 0:
+        raise PdevalError(f"bin_width must be a positive number, not {bin_width!r}")
     if c < 1 or 2 * c > n:
         raise PdevalError(f"topic set size c={c} needs 1 <= c and 2c <= number of topics ({n})")
     if m < 2:
@@ -492,8 +521,7 @@ def paired_bootstrap(
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2 or scores.shape[0] < 2:
         raise PdevalError("paired_bootstrap needs a runs x topics matrix with at least two runs")
-    if not 0 < alpha < 1:
-        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+    _check_share("alpha", alpha)
     m, n = scores.shape
     runs = list(range(m)) if runs is None else list(runs)
     ii, jj = _pair_indices(m)
@@ -588,9 +616,9 @@ def discriminative_power(
     Vectorised over pairs and replicates (chunked over replicates); the same seed gives the
     same output. Returns a :class:`DiscriminativePower`.
     """
-    if int(B) < 1:
-        raise PdevalError(f"B must be a positive integer, got {B!r}")
-    B = int(B)
+    B = _check_count("B", B)
+    _check_share("alpha", alpha)
+    _check_seed(seed)
     index_cache: dict[int, np.ndarray] = {}
     pair_frames, summary_rows = [], []
     variant_names: list[str] = []
@@ -796,8 +824,11 @@ def compare(
         raise PdevalError(f"test must be one of t, wilcoxon, sign, permutation, bootstrap, not {test!r}")
     if correction not in (None, "holm", "bonferroni", "fdr_bh"):
         raise PdevalError(f"correction must be 'holm', 'bonferroni', 'fdr_bh' or None, not {correction!r}")
-    if not 0 < confidence < 1:
-        raise PdevalError(f"confidence must lie in (0, 1), got {confidence!r}")
+    _check_share("confidence", confidence)
+    _check_share("alpha", alpha)
+    _check_count("permutations", permutations)
+    _check_count("B", B)
+    _check_seed(seed)
     frames = []
     for group in score_matrices(result, measures, system=system):
         scores, runs = group.scores, group.runs

@@ -547,3 +547,11 @@ def test_accessor_dispatches():
     assert human.ir.map_grades({0: 0, 1: 0}).relevance.tolist() == [0, 0]
     with pytest.raises(SchemaError, match="needs a qrels frame"):
         _toy_runs().ir.merge(auto)
+
+
+def test_write_qrels_says_it_leaves_out_the_source_column(tmp_path):
+    qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "a"], "relevance": [1, 0, 2],
+                          "source": ["human", "judge", "judge"]})
+    with pytest.warns(pdeval.errors.ColumnWarning, match="'source' is not written.*1 'human'"):
+        pdeval.write_qrels(qrels, tmp_path / "q.txt")
+    pd.testing.assert_frame_equal(pdeval.read_qrels(tmp_path / "q.txt"), qrels.drop(columns="source"))

@@ -2,7 +2,8 @@
 
 Two independent references:
 
-* ``pytrec_eval`` (the ``pytrec-eval-terrier`` wheel, trec_eval 9.0.8 inside), which orders by
+* ``pytrec_eval`` (the ``pytrec-eval-terrier`` wheel, built from trec_eval's git tag ``v9.0.8``,
+  which holds 9.0.7's code), which orders by
   float32 scores, so pdeval runs with ``score_precision="float32"`` against it; agreement to
   1e-9 per topic on trec_eval's own test files, on the bundled data, and on the real CLEF runs
   beside the repository (skipped where that data is absent);

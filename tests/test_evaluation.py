@@ -124,12 +124,13 @@ def test_every_qrels_variant_in_one_call_equals_one_call_per_variant():
 
 
 def registry_examples() -> list:
-    """One measure string per registered measure (a cutoff where required, p for subAP)."""
+    """One measure string per registered measure (a cutoff where required, 0.5 for required
+    parameters: subAP's p, iprec_at_recall's recall)."""
     examples = []
     for spec in REGISTRY.values():
         text = spec.name
-        if spec.name == "subAP":
-            text += "(p=0.5)"
+        if spec.required:
+            text += "(" + ",".join(f"{key}=0.5" for key in spec.required) + ")"
         if spec.cutoff == "required":
             text += "@5"
         examples.append(text)
@@ -157,9 +158,11 @@ def test_frames_from_pyterrier_ir_measures_and_ranx_are_accepted():
     assert result["value"].tolist() == expected["value"].tolist()
     ir_measures_qrels = QRELS.assign(iteration="0")  # ir_measures keeps the iteration column
     assert pdeval.evaluate(RUN, ir_measures_qrels, "AP")["value"].tolist() == expected["value"].tolist()
-    numeric_ids = pd.DataFrame({"q_id": [1], "doc_id": ["a"], "score": [1.0]})
+    ranx_run = RUN.rename(columns={"query_id": "q_id"})  # ranx's to_dataframe() names
+    assert pdeval.evaluate(ranx_run, QRELS, "AP")["value"].tolist() == expected["value"].tolist()
+    no_topic = pd.DataFrame({"query": ["text"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(SchemaError, match="lacks column"):
-        pdeval.evaluate(numeric_ids, QRELS, "AP")
+        pdeval.evaluate(no_topic, QRELS, "AP")
 
 
 def test_bad_frames_raise_with_the_offending_keys():
@@ -211,9 +214,12 @@ def test_accessor_dispatches_and_names_the_wrong_frame_kind():
     assert ranked.loc[ranked["query_id"] == "q1", "doc_id"].tolist()[4:6] == ["d4", "d3"]
 
 
-def test_empty_run_gives_an_empty_result():
-    result = pdeval.evaluate(RUN.iloc[:0], QRELS, "AP")
-    assert result.empty and list(result.columns) == ["run", "query_id", "measure", "value"]
+def test_empty_frames_are_refused_and_an_empty_result_summarizes():
+    with pytest.raises(SchemaError, match="the run frame is empty"):
+        pdeval.evaluate(RUN.iloc[:0], QRELS, "AP")
+    with pytest.raises(SchemaError, match="the qrels frame is empty"):
+        pdeval.evaluate(RUN, QRELS.iloc[:0], "AP")
+    result = pd.DataFrame({"run": [], "query_id": [], "measure": [], "value": []})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pdeval.summarize(result).empty
@@ -240,7 +246,11 @@ def test_judged_rows_only_layout_gives_the_values_of_whole_lists(seed):
         ignore_index=True,
     )
     measures = registry_examples()
-    measures += [m + "'" if "@" not in m and "(" not in m else m for m in measures if m != "NumRet"]
+    measures += [
+        m + "'" if "@" not in m and "(" not in m else m
+        for m in measures
+        if m != "NumRet" and not pdeval.parse_measure(m).spec.no_prime  # measures that refuse primes
+    ]
     measures += ["AP(depth=7)", "Bpref(depth=5)", "P'@5", "Q(beta=2)", "nDCG(dcg=sakai,l=5)", "infAP(pool_aware=false)"]
     for complete, chunk_rows in ((False, 8_000_000), (True, 8_000_000), (False, 1)):  # 1: a variant per chunk
         options = dict(complete=complete, undefined="nan", chunk_rows=chunk_rows)

@@ -34,6 +34,8 @@ EXPECTED = {
     "label_agreement_llmjudge",
     "label_agreement_rag",
     "leaderboard_nist_vs_gpt4",
+    "sampled_judgments",
+    "bounds",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
@@ -72,6 +74,9 @@ def test_notebook_runs_in_fast_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("PDEVAL_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.reads(source, as_version=4)
+    cells = "".join(cell.source for cell in nb.cells)
+    if '"shared" / "data"' in cells and not (REPO.parent / "shared" / "data").is_dir():
+        pytest.skip("the notebook reads the shared data beside the repository (../shared/data), which is absent")
     client = nbclient.NotebookClient(
         nb,
         km=_kernel_manager(tmp_path / "specs"),

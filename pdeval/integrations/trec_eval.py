@@ -163,8 +163,9 @@ def write_trec_eval(
     One run gives trec_eval's three columns, several runs a leading run column (as
     ``pdeval eval`` prints). Variant keys (``level``, ``sample``) must be selected first.
     """
-    from ..cli import SUMMED, _trec_eval_table
+    from ..cli import COUNTS, trec_eval_table
     from ..frames import result_keys
+    from ..measures import parse_all
 
     result = as_result(result)
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]
@@ -172,9 +173,11 @@ def write_trec_eval(
         raise PdevalError(f"the result has key column(s) {extra} besides run and query_id; select one variant first")
     if "run" not in result.columns:
         result = result.assign(run="run")
-    table = _trec_eval_table(result, per_topic)
+    measures = parse_all(list(pd.unique(result["measure"])))
+    order = {str(m): position for position, m in enumerate(measures)}  # the result's order
+    table = trec_eval_table(result, measures, order, [], per_topic)
     names = _trec_eval_names(pd.Index(table["measure"].unique()))
-    counts = table["measure"].isin(SUMMED).to_numpy()
+    counts = table["measure"].isin({str(m) for m in measures if m.spec.name in COUNTS}).to_numpy()
     values = _format(table["value"].to_numpy(dtype=np.float64), counts, digits)
     measure = [f"{names[m]:<22}" for m in table["measure"].tolist()]
     topic = table["query_id"].astype(str).tolist()

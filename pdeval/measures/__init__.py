@@ -11,3 +11,5 @@ __all__ = ["REGISTRY", "Measure", "MeasureSpec", "available", "parse", "parse_al
 from . import preference  # noqa: F401  (registers bpref10, bpref_R, bpref_N, RankEff, bpref_relative)
 from . import estimators  # noqa: F401  (registers indAP, subAP)
 from . import graded  # noqa: F401  (registers rpref_N, rpref_relative, rpref_relative2, npref, Q)
+from . import sampled  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, the statAP family)
+from . import user  # noqa: F401  (registers RBP, INST, INSQ)

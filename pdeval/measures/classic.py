@@ -212,6 +212,12 @@ def ndcg(
     """nDCG: ``dcg="trec"`` (default) is trec_eval's ``ndcg`` / ``ndcg_cut.k`` (M19);
     ``dcg="sakai"`` is Sakai 2007's form with discount 1/log_base(r) beyond rank ``base``
     and cutoff ``l`` (M18). Undefined when no document of the topic has a positive gain."""
+    if dcg == "trec" and (float(base) != 2.0 or int(l) != 1000):
+        given = ", ".join(f"{k}={v!r}" for k, v, d in (("base", base, 2.0), ("l", l, 1000)) if v != d)
+        raise MeasureError(
+            f"nDCG: {given} applies to dcg=sakai only; trec_eval's nDCG (dcg=trec) "
+            "discounts by 1/log2(r+1) and is cut with @k. Write nDCG(dcg=sakai,base=...,l=...) or drop them."
+        )
     if dcg == "sakai":
         from .graded import ndcg_sakai
 

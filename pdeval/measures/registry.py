@@ -16,6 +16,7 @@ string: the same name round-trips, and results hold it in their ``measure`` colu
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -49,6 +50,7 @@ class MeasureSpec:
     trec_eval: Optional[str] = None  # trec_eval's names "plain|with_{k}", {k} = the cutoff
     required: tuple = ()  # parameters without a usable default
     sparse: bool = False  # the kernel needs only the rows some qrels judge (see Measure.sparse)
+    no_prime: Optional[str] = None  # why the measure has no condensed-list version (primes refused)
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -81,6 +83,7 @@ def register(
     trec_eval: Optional[str] = None,
     required: Sequence[str] = (),
     sparse: bool = False,
+    no_prime: Optional[str] = None,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -88,7 +91,7 @@ def register(
     every kernel once on empty lists, so a bad value fails when the measure is named.
     ``sparse=True`` declares that the kernel reads ranks only through ``Segments.rank`` /
     ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
-    engine may leave those rows out.
+    engine may leave those rows out. ``no_prime`` (a reason) refuses the prime / ``judged_only``.
     """
 
     def decorate(kernel: Kernel) -> Kernel:
@@ -109,6 +112,7 @@ def register(
             trec_eval=trec_eval,
             required=tuple(required),
             sparse=sparse,
+            no_prime=no_prime,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -144,6 +148,12 @@ class Measure:
         """Whether the value depends only on the rows some qrels judge (and their ranks): the
         kernel is declared so, or the measure is primed (condensed lists hold only those)."""
         return self.spec.sparse or self.judged_only
+
+    @property
+    def needs_ties(self) -> bool:
+        """Whether the kernel weighs tied documents alike (``ties="mean"``) and so needs to
+        know which rows share a score (:attr:`Segments.ties`)."""
+        return dict(self.params).get("ties") == "mean"
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -227,11 +237,38 @@ def _split_params(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+def _expected(key: str, default: Any, spec: MeasureSpec) -> str:
+    """What a parameter takes, in words (for error messages)."""
+    if key == "gains":
+        return "a mapping of relevance level to gain such as {1:1,2:3}"
+    if key in spec.choices:
+        return "one of " + ", ".join(repr(c) for c in spec.choices[key])
+    if isinstance(default, bool):
+        return "true or false"
+    if key == "depth":
+        return "a positive integer"
+    if key == "rel":
+        return "an integer >= 0 (the relevance threshold)"
+    if isinstance(default, int):
+        return "an integer"
+    if isinstance(default, float):
+        return "a finite number"
+    return "a value"
+
+
 def _convert(key: str, raw: Any, default: Any, spec: MeasureSpec, text: str) -> Any:
-    if not isinstance(raw, str):
-        value = raw
-    else:
+    """The value of parameter ``key`` given as ``raw`` (the string of a measure string, or a
+    Python value passed as an override), type-checked; raises :class:`MeasureError` saying
+    what the parameter takes."""
+
+    def bad(detail: str = "") -> MeasureError:
+        return MeasureError(f"{text!r}: {key} must be {_expected(key, default, spec)}, got {raw!r}{detail}")
+
+    is_int = key in ("depth", "rel") or (isinstance(default, int) and not isinstance(default, bool))
+    if isinstance(raw, str):
         raw = raw.strip()
+        if not raw:
+            raise bad(" (empty)")
         if key == "gains":
             body = raw.strip("{}").strip()
             value = {}
@@ -240,25 +277,63 @@ def _convert(key: str, raw: Any, default: Any, spec: MeasureSpec, text: str) -> 
                 try:
                     value[int(level)] = float(gain)
                 except ValueError:
-                    raise MeasureError(f"{text!r}: gains must look like {{1:1,2:3}}, got {raw!r}") from None
+                    raise bad() from None
         elif isinstance(default, bool):
             if raw.lower() not in ("true", "false", "1", "0"):
-                raise MeasureError(f"{text!r}: {key} must be true or false, got {raw!r}")
+                raise bad()
             value = raw.lower() in ("true", "1")
         elif key in spec.choices:
             value = raw
-        elif isinstance(default, int) and not isinstance(default, bool) or key in ("depth", "rel"):
+        elif is_int:
             try:
                 value = int(raw)
             except ValueError:
-                raise MeasureError(f"{text!r}: {key} must be an integer, got {raw!r}") from None
-        elif isinstance(default, float) or default is None:
+                raise bad() from None
+        elif isinstance(default, float):
+            try:
+                value = float(raw)
+            except ValueError:
+                raise bad() from None
+        elif default is None:  # a number or a word the kernel knows (subAP's p=auto); it checks
             try:
                 value = float(raw)
             except ValueError:
                 value = raw
         else:
             value = raw
+    else:
+        value = raw
+        if key == "gains":
+            if not isinstance(value, Mapping):
+                raise bad()
+            try:
+                value = {int(k): float(v) for k, v in value.items()}
+            except (TypeError, ValueError):
+                raise bad() from None
+            if any(int(k) != k for k in raw) or not all(np.isfinite(list(value.values()))):
+                raise bad()
+        elif isinstance(default, bool):
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad()
+            value = bool(value)
+        elif is_int:
+            if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+                raise bad()
+            value = int(value)
+        elif isinstance(default, float):
+            if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+                raise bad()
+            value = float(value)
+        elif key in spec.choices and not isinstance(value, str):
+            numeric = [c for c in spec.choices[key] if not isinstance(c, str)]
+            if not numeric or not isinstance(value, numbers.Real):
+                raise bad()
+    if isinstance(value, float) and not np.isfinite(value):
+        raise bad()
+    if key == "rel" and value < 0:
+        raise bad()
+    if key == "depth" and value < 1:
+        raise bad()
     if key in spec.choices:
         allowed = spec.choices[key]
         matches = [c for c in allowed if isinstance(value, str) and c.lower() == value.lower()]
@@ -271,9 +346,9 @@ def _convert(key: str, raw: Any, default: Any, spec: MeasureSpec, text: str) -> 
             try:
                 value = float(value)
             except ValueError:
-                raise MeasureError(f"{text!r}: {key} must be one of {list(allowed)}, got {value!r}") from None
+                raise bad() from None
         else:
-            raise MeasureError(f"{text!r}: {key} must be one of {list(allowed)}, got {value!r}")
+            raise bad()
     if isinstance(value, Mapping):
         value = tuple(sorted((int(k), float(v)) for k, v in value.items()))
         value = dict(value) or None
@@ -293,6 +368,8 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
     """
     if isinstance(measure, Measure):
+        if judged_only and not measure.judged_only and measure.spec.no_prime:
+            raise MeasureError(f"{str(measure)!r}: {measure.name} has no prime (judged_only): {measure.spec.no_prime}")
         if judged_only and not measure.judged_only:
             measure = Measure(measure.spec, measure.params, measure.cutoff, True)
         return measure
@@ -328,6 +405,8 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
                 difflib.get_close_matches(name, list(defaults), n=2),
             )
         name = lookup[name.lower()]
+        if name in given:
+            raise MeasureError(f"{measure!r}: parameter {name!r} is given twice")
         given[name] = _convert(name, raw, defaults[name], spec, measure)
     for name, raw in overrides.items():
         if name in defaults and name not in given and raw is not None:
@@ -341,12 +420,12 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
         raise MeasureError(f"{measure!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
     if cutoff is not None and cutoff < 1:
         raise MeasureError(f"{measure!r}: the cutoff must be a positive integer")
-    if values.get("depth") is not None and values["depth"] < 1:
-        raise MeasureError(f"{measure!r}: depth must be a positive integer")
     missing = [key for key in spec.required if values.get(key) is None]
     if missing:
         raise MeasureError(f"{measure!r}: {spec.name} needs {', '.join(missing)}, e.g. {spec.name}({missing[0]}=...)")
     prime = bool(found.group("prime")) or judged_only
+    if prime and spec.no_prime:
+        raise MeasureError(f"{measure!r}: {spec.name} has no prime (judged_only): {spec.no_prime}")
     parsed = Measure(spec, tuple(sorted(values.items())), cutoff, prime)
     parsed.compute(_EMPTY)  # the kernel checks its parameters now, not at evaluation
     return parsed
