@@ -67,6 +67,11 @@ PAPERS = {
     "rpref": "De Beer & Moens 2006",
     "training_sensitivity": "He, Macdonald & Ounis 2008",
     "pool_bias": "leave-out pooling (Zobel 1998; Buckley et al. 2007)",
+    "sampled_judgments": "Yilmaz, Kanoulas & Aslam 2008",
+    "leaderboard_nist_vs_gpt4": "SynDL (Rahmani et al. 2024)",
+    "label_agreement_llmjudge": "LLMJudge (Rahmani et al. 2024)",
+    "label_agreement_rag": "TREC RAG 2025 UMBRELA",
+    "many_systems": "Carterette 2012; Sakai 2016, 2018",
 }
 
 
@@ -78,6 +83,11 @@ DEFAULT_DATA = {
     "rpref": "Cranfield, CLEF 2018 sample",
     "training_sensitivity": "Cranfield (BM25)",
     "pool_bias": "CLEF 2018 sample",
+    "sampled_judgments": "CLEF 2018 sample, CDS 2015",
+    "leaderboard_nist_vs_gpt4": "trec-dl21",
+    "label_agreement_llmjudge": "LLMJudge DL 2023",
+    "label_agreement_rag": "TREC RAG 2025",
+    "many_systems": "clef2015, trec-dl21",
 }
 
 
