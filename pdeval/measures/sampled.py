@@ -114,14 +114,20 @@ def _row_strata(seg: Segments) -> np.ndarray:
     return np.where(seg.rel == ABSENT, -1, 0).astype(np.int32)
 
 
+def _design(table: QrelsTable, who: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The sampling design of the qrels (every qrels row's entry and level, and its sampling
+    columns), its entries and its levels."""
+    design = table.design
+    if design is None:
+        raise MeasureError(f"{who} need qrels evaluated by pdeval.evaluate (no sampling design)")
+    return design, design["entry"], design["level"]
+
+
 class _Strata:
     """Per (variant, topic) entry and stratum: documents, judged (sampled) and relevant ones."""
 
     def __init__(self, table: QrelsTable, rel: int):
-        design = table.design
-        if design is None:
-            raise MeasureError("sampled measures need qrels evaluated by pdeval.evaluate (no sampling design)")
-        entry, level = design["entry"], design["level"]
+        design, entry, level = _design(table, "sampled measures")
         stratum = design.get("stratum")
         if stratum is None:
             stratum = np.zeros(len(entry), dtype=np.int32)
@@ -549,10 +555,7 @@ class _Sample:
     """Per (variant, topic) entry: what statAP_MQ_eval knows of the sample before reading a run."""
 
     def __init__(self, table: QrelsTable, rel: int):
-        design = table.design
-        if design is None:
-            raise MeasureError("the statAP measures need qrels evaluated by pdeval.evaluate (no sampling design)")
-        entry, level = design["entry"], design["level"]
+        design, entry, level = _design(table, "the statAP measures")
         prob = design.get("inclusion_prob")
         if prob is None:  # plain qrels: a census, every judged document included with probability 1
             prob = np.ones(len(entry))

@@ -258,15 +258,21 @@ def _check_t(T, name: str) -> float:
     return value
 
 
-@register(
-    "INST",
+#: what the two C/W/L measures share in the registry
+_CWL_REGISTRATION = dict(
     gains=True,
     params=_CWL_PARAMS,
     choices=_CWL_CHOICES,
-    summary="C/W/L INST: adaptive user who wants T units of gain; expected rate of gain (quantity=, residual=)",
     unjudged="gain 0 (lower bound); gain 1 in the residual",
     pooled="gain 0 (lower bound); gain 1 in the residual",
     unretrieved="not counted",
+)
+
+
+@register(
+    "INST",
+    summary="C/W/L INST: adaptive user who wants T units of gain; expected rate of gain (quantity=, residual=)",
+    **_CWL_REGISTRATION,
     reference="Moffat, Bailey, Scholer & Thomas 2015 (ADCS); Azzopardi, Thomas & Moffat 2019 (SIGIR, cwl_eval)",
 )
 def inst(
@@ -289,13 +295,8 @@ def inst(
 
 @register(
     "INSQ",
-    gains=True,
-    params=_CWL_PARAMS,
-    choices=_CWL_CHOICES,
     summary="C/W/L INSQ: INST without adaptation to the gain found, C(i) = ((i+2T−1)/(i+2T))²",
-    unjudged="gain 0 (lower bound); gain 1 in the residual",
-    pooled="gain 0 (lower bound); gain 1 in the residual",
-    unretrieved="not counted",
+    **_CWL_REGISTRATION,
     reference="Moffat, Scholer & Thomas 2012 (ADCS); Azzopardi, Thomas & Moffat 2019 (SIGIR, cwl_eval)",
 )
 def insq(
