@@ -31,7 +31,7 @@ from .errors import PdevalError, PdevalWarning
 from .frames import ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, result_keys, variant_keys
 from .measures import Measure, parse_all
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
-from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
+from .ranking import ScorePrecision, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
 
 MeasureLike = Union[str, Measure]
@@ -110,11 +110,11 @@ class JudgmentIndex:
         index = pd.Index(fingerprint(self.doc_words))
         return index if index.is_unique else None
 
-    def qrels_docs_of(self, words: np.ndarray) -> np.ndarray:
+    def qrels_docs_of(self, words: np.ndarray, prints: np.ndarray) -> np.ndarray:
         """Each packed run doc id's position in :attr:`docs`, or -1: a hash lookup of the
-        fingerprints, confirmed on the words unless both sides are one word wide (one-word
-        fingerprints are exact)."""
-        position = self.doc_fingerprints.get_indexer(fingerprint(words))
+        fingerprints ``prints`` (:func:`pdeval.ids.fingerprint` of ``words``), confirmed on the
+        words unless both sides are one word wide (one-word fingerprints are exact)."""
+        position = self.doc_fingerprints.get_indexer(prints)
         judged_words = self.doc_words
         if words.shape[1] == 1 and judged_words.shape[1] == 1:
             return position
@@ -193,33 +193,38 @@ class RankedRun:
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
         topic = judgments.topics.get_indexer(topic_names)[topic_code]
-        list_code = system * len(topic_names) + topic_code
-        # doc ids as packed words (no hashing) when they and the qrels' are short; a repeated
-        # fingerprint may be a collision, so it is settled on exact codes below
+        # doc ids as packed words (no hashing) when they and the qrels' are short, else codes
         words = packed_ids(run["doc_id"]) if judgments.doc_fingerprints is not None else None
-        if words is not None and has_repeats(fingerprint(words, salt=list_code)):
-            words = None
-        if words is None:
+        if words is not None:
+            prints = fingerprint(words)
+            doc_key = words
+        else:
             doc_code, doc_names = encode(run["doc_id"])
-            if has_repeats(list_code * max(len(doc_names), 1) + doc_code):
-                # some (system, topic, doc) repeats: apply the policy on the frame, then start over
-                run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
-                return cls.build(
-                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates
-                )
-        group = system * len(judgments.topics) + topic
+            prints = doc_code
+        # a value repeated inside one (system, topic) list: a duplicate document, or (rarely)
+        # two ids with one fingerprint; the policy is applied exactly to those lists' rows
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
+        suspect = groups_with_repeats(system * len(topic_names) + topic_code, prints)
+        if suspect is not None:
+            rows = np.flatnonzero(suspect)
+            kept = drop_duplicates(
+                run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
+                kind="run", value="score",
+            )
+            keep &= ~suspect
+            keep[rows[kept.index.to_numpy()]] = True
+        group = system * len(judgments.topics) + topic
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
-            group, score, topic = group[keep], score[keep], topic[keep]
+            group, score, topic, prints = group[keep], score[keep], topic[keep], prints[keep]
             if words is None:
                 doc_code = doc_code[keep]
             else:
-                words = words[keep]
+                doc_key = words = words[keep]
         if words is None:
             doc_key, qrels_doc = byte_order(doc_names)[doc_code], judgments.docs.get_indexer(doc_names)[doc_code]
         else:
-            doc_key, qrels_doc = words, judgments.qrels_docs_of(words)
+            qrels_doc = judgments.qrels_docs_of(words, prints)
         order = trec_order(group, score, doc_key)
         # look the judgments up in input order and move only the result (one gather); the
         # group offsets need only the group sizes
