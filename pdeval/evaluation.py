@@ -110,11 +110,25 @@ class JudgmentIndex:
         index = pd.Index(fingerprint(self.doc_words))
         return index if index.is_unique else None
 
+    @cached_property
+    def doc_filter(self) -> np.ndarray:
+        """Which values of a fingerprint's low bits some judged doc id has (a bitmap of
+        about 64 entries per judged doc, at most 16 MiB): most run documents are not
+        judged, and this rules them out before the hash lookup."""
+        size = 1 << int(np.clip(np.ceil(np.log2(64 * max(len(self.docs), 1))), 16, 24))
+        present = np.zeros(size, dtype=bool)
+        present[self.doc_fingerprints.to_numpy() & np.uint64(size - 1)] = True
+        return present
+
     def qrels_docs_of(self, words: np.ndarray, prints: np.ndarray) -> np.ndarray:
         """Each packed run doc id's position in :attr:`docs`, or -1: a hash lookup of the
         fingerprints ``prints`` (:func:`pdeval.ids.fingerprint` of ``words``), confirmed on the
         words unless both sides are one word wide (one-word fingerprints are exact)."""
-        position = self.doc_fingerprints.get_indexer(prints)
+        # most run documents are not judged: a bitmap of the judged fingerprints' low bits
+        # rules them out before the hash lookup
+        candidate = np.flatnonzero(self.doc_filter[prints & np.uint64(len(self.doc_filter) - 1)])
+        position = np.full(len(prints), -1, dtype=np.int64)
+        position[candidate] = self.doc_fingerprints.get_indexer(prints[candidate])
         judged_words = self.doc_words
         if words.shape[1] == 1 and judged_words.shape[1] == 1:
             return position
@@ -204,7 +218,11 @@ class RankedRun:
         # a value repeated inside one (system, topic) list: a duplicate document, or (rarely)
         # two ids with one fingerprint; the policy is applied exactly to those lists' rows
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
-        suspect = groups_with_repeats(system * len(topic_names) + topic_code, prints)
+        # (32 bits of the fingerprint suffice: a chance repeat only sends its list to the exact check)
+        suspect = groups_with_repeats(
+            system * len(topic_names) + topic_code,
+            (prints >> np.uint64(32)).astype(np.uint32) if words is not None else prints,
+        )
         if suspect is not None:
             rows = np.flatnonzero(suspect)
             kept = drop_duplicates(

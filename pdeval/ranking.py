@@ -33,19 +33,34 @@ def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "fl
 
 
 def _width_classes(lengths: np.ndarray):
-    """Segments of two or more rows, by the power of two that holds them: ``(segments, width)``."""
+    """Segments of two or more rows grouped into matrices: ``(segments, width)``.
+
+    With few distinct lengths (run files cut every list at the same depth) each length is
+    its own matrix, without padding; otherwise segments are grouped by the power of two
+    that holds them (at most 2x padding).
+    """
     long = np.flatnonzero(lengths > 1)
     if not len(long):
         return
-    exponent = np.ceil(np.log2(lengths[long])).astype(np.int64)
-    for value in np.flatnonzero(np.bincount(exponent)):
-        yield long[exponent == value], 1 << int(value)
+    counts = np.bincount(lengths[long])
+    distinct = np.flatnonzero(counts)
+    if len(distinct) <= 16:
+        classes, widths = lengths[long], distinct
+    else:
+        classes = np.ceil(np.log2(lengths[long])).astype(np.int64)
+        widths = np.flatnonzero(np.bincount(classes))
+    for width in widths:
+        yield long[classes == width], int(width) if len(distinct) <= 16 else 1 << int(width)
 
 
-def _padded(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _padded(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, Optional[np.ndarray]]:
     """Row positions of segments laid out as a ``(segments, width)`` matrix, and which are real
-    (the rest is padding at the end of each row; its positions point at row 0)."""
+    (None: all are). Padding comes at the end of each row; its positions point at row 0."""
     columns = np.arange(width)
+    if bool((lengths == width).all()):
+        if len(starts) > 1 and bool((np.diff(starts) == width).all()):  # consecutive segments
+            return (starts[0] + np.arange(len(starts) * width)).reshape(len(starts), width), None
+        return starts[:, None] + columns, None
     valid = columns < lengths[:, None]
     return np.where(valid, starts[:, None] + columns, 0), valid
 
@@ -54,26 +69,40 @@ def _pad_value(values: np.ndarray):
     return np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).max
 
 
+def _matrix(key: np.ndarray, positions: np.ndarray, valid: Optional[np.ndarray]) -> np.ndarray:
+    """``key`` at ``positions``; padding holds the key's largest value (sorted last)."""
+    if valid is None:
+        first = int(positions[0, 0])
+        if positions[-1, -1] - first == positions.size - 1:  # consecutive rows: a view
+            return key[first : first + positions.size].reshape(positions.shape)
+        return key[positions]
+    return np.where(valid, key[positions], _pad_value(key))
+
+
 def sort_within(offsets: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
     """The permutation that sorts each segment ``offsets[i]:offsets[i+1]`` by ``keys``.
 
     ``keys`` follow :func:`numpy.lexsort`: the last key is the primary one; ties keep their
-    order (stable). Segments are sorted as rows of padded matrices, one matrix per power of
-    two of their lengths (at most 2x padding): sorting many short rows stays in cache and
-    is several times faster than one sort of all rows, and rows never cross segments.
+    order (stable). Segments are sorted as the rows of matrices (:func:`_width_classes`):
+    sorting many short rows stays in cache and is several times faster than one sort of
+    all rows, and rows never cross segments.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     permutation = np.arange(offsets[-1] if len(offsets) else 0, dtype=np.int64)
     lengths = np.diff(offsets)
     for segments, width in _width_classes(lengths):
         positions, valid = _padded(offsets[segments], lengths[segments], width)
-        # padding holds each key's largest value: a stable sort leaves it after the real rows
-        matrices = [np.where(valid, key[positions], _pad_value(key)) for key in keys]
+        # a stable sort leaves the padding (each key's largest value) after the real rows
+        matrices = [_matrix(key, positions, valid) for key in keys]
         if len(matrices) == 1:
             by_row = np.argsort(matrices[0], axis=1, kind="stable")
         else:
             by_row = np.lexsort(matrices, axis=1)
-        permutation[positions[valid]] = np.take_along_axis(positions, by_row, axis=1)[valid]
+        moved = np.take_along_axis(positions, by_row, axis=1)
+        if valid is None:
+            permutation[positions.ravel()] = moved.ravel()
+        else:
+            permutation[positions[valid]] = moved[valid]
     return permutation
 
 
@@ -84,9 +113,12 @@ def segments_with_repeats(offsets: np.ndarray, key: np.ndarray) -> np.ndarray:
     found = []
     for segments, width in _width_classes(lengths):
         positions, valid = _padded(offsets[segments], lengths[segments], width)
-        values = np.sort(np.where(valid, key[positions], _pad_value(key)), axis=1)
+        values = np.sort(_matrix(key, positions, valid), axis=1)
         # the real values are the smallest ones, so they fill each row's first columns
-        found.append(segments[((values[:, 1:] == values[:, :-1]) & valid[:, 1:]).any(axis=1)])
+        repeated = values[:, 1:] == values[:, :-1]
+        if valid is not None:
+            repeated &= valid[:, 1:]
+        found.append(segments[repeated.any(axis=1)])
     return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
@@ -146,14 +178,17 @@ def _descending_keys(words: np.ndarray, rows: np.ndarray, varying_only: bool = F
 
 
 def _greater(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Whether the doc key of row ``left[i]`` is greater than that of ``right[i]`` (words
-    compared one column after the other)."""
-    greater = np.zeros(len(left), dtype=bool)
-    equal = np.ones(len(left), dtype=bool)
-    for column in range(words.shape[1]):
-        a, b = words[:, column][left], words[:, column][right]
-        greater |= equal & (a > b)
-        equal &= a == b
+    """Whether the doc key of row ``left[i]`` is greater than that of ``right[i]``: words
+    compared one column after the other, each only where the earlier ones are equal."""
+    a, b = words[:, 0][left], words[:, 0][right]
+    greater = a > b
+    undecided = np.flatnonzero(a == b)
+    for column in range(1, words.shape[1]):
+        if not len(undecided):
+            break
+        a, b = words[:, column][left[undecided]], words[:, column][right[undecided]]
+        greater[undecided] = a > b
+        undecided = undecided[a == b]
     return greater
 
 
@@ -199,7 +234,8 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.
         )
         picked = order[rows]
         order[rows] = picked[sort_within(offsets, _descending_keys(words, picked) + [-score[picked]])]
-        sorted_score = score[order]
+        sorted_score = sorted_score.copy() if sorted_score is score else sorted_score
+        sorted_score[rows] = score[order[rows]]
     tied_with_next = same_group & (sorted_score[1:] == sorted_score[:-1])
     pairs = np.flatnonzero(tied_with_next)
     if not len(pairs):

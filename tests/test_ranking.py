@@ -67,7 +67,7 @@ def test_trec_order_equals_one_full_sort(seed, width, layout):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.lists(st.integers(-3, 3), max_size=70), max_size=6))
+@given(st.lists(st.lists(st.integers(-3, 3), max_size=40), max_size=30))  # > 16 lengths: padded matrices
 def test_sort_within_sorts_each_segment_stably_and_finds_repeats(segments):
     values = np.array([v for s in segments for v in s], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum([len(s) for s in segments]))).astype(np.int64)
