@@ -85,12 +85,9 @@ from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, Sche
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
 from .ranking import rank_run
 
-try:  # pyarrow is optional ("fast" extra); without it every file takes the Python path
-    import pyarrow as pa
-    import pyarrow.compute as pc
-except ImportError:  # pragma: no cover - exercised only without pyarrow
-    pa = None
-    pc = None
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 __all__ = [
     "MissingFileError",
@@ -242,6 +239,47 @@ def _read_bytes(path: Path) -> bytes:
     return raw
 
 
+#: decompressed bytes parsed at a time: a file of any size is never held whole
+_BLOCK_BYTES = 1 << 25
+
+
+def _blocks(path: Path):
+    """The content of ``path``, decompressed according to its suffix, as blocks of whole
+    lines of about :data:`_BLOCK_BYTES`: yields ``(block, number of its first line)``."""
+    block_bytes = _BLOCK_BYTES
+    module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
+    try:
+        stream = module.open(path, "rb") if module is not None else open(path, "rb")
+    except FileNotFoundError:
+        raise MissingFileError(f"file not found: {str(path)!r}", str(path)) from None
+    except IsADirectoryError:
+        raise MissingFileError(f"{str(path)!r} is a directory, not a file", str(path)) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    line = 1
+    rest = b""
+    with stream:
+        while True:
+            try:
+                piece = stream.read(block_bytes)
+            except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+                what = f"decompress the {path.suffix} file" if module is not None else "read the file"
+                raise ParseError(f"cannot {what} ({exc})", str(path)) from exc
+            if line == 1 and not rest and piece.startswith(codecs.BOM_UTF8):
+                piece = piece[len(codecs.BOM_UTF8) :]  # a byte-order mark is not part of the first query id
+            if not piece:
+                if rest:
+                    yield rest, line
+                return
+            end = piece.rfind(b"\n")
+            if end < 0:  # no line ends in this piece: read on
+                rest += piece
+                continue
+            block, rest = rest + piece[: end + 1], piece[end + 1 :]
+            yield block, line
+            line += block.count(b"\n")
+
+
 def _show(line: bytes, limit: int = 120) -> str:
     text = line.decode("utf-8", errors="replace").rstrip("\r")
     if len(text) > limit:
@@ -266,15 +304,13 @@ class _Columns:
 
 def _string_series(values) -> pd.Series:
     """A pandas string Series (the default ``str`` dtype) from an Arrow array or a list."""
-    if pa is not None:
-        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-            values = pa.array(values, type=pa.large_string())
-        return values.to_pandas().rename(None)
-    return pd.Series(values, dtype="str")
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = pa.array(values, type=pa.large_string())
+    return values.to_pandas().rename(None)
 
 
 def _numeric_array(values, dtype) -> np.ndarray:
-    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
     return np.asarray(values, dtype=dtype)
 
@@ -282,13 +318,14 @@ def _numeric_array(values, dtype) -> np.ndarray:
 # --------------------------------------------------------------------------- fast path (pyarrow)
 
 
-def _fast_tokens(data: bytes):
-    """Lines of ``data`` split on whitespace, with blank and comment lines removed.
+def _fast_tokens(data: bytes, first_line: int = 1):
+    """Lines of ``data`` (the first one being line ``first_line`` of its file) split on
+    whitespace, with blank and comment lines removed.
 
     Returns ``(tokens, line_numbers, n_comments, n_blanks)`` or ``None`` when the fast path
     cannot handle the data (then the Python parser decides).
     """
-    if pa is None or b"\x00" in data:
+    if b"\x00" in data:
         return None
     lines = pc.split_pattern(pa.array([data], type=pa.large_binary()), pattern=b"\n").flatten()
     if len(lines) and len(lines[len(lines) - 1].as_py()) == 0:
@@ -304,7 +341,7 @@ def _fast_tokens(data: bytes):
     keep_np = keep.to_numpy(zero_copy_only=False)
     n_blanks = int(pc.sum(blank).as_py() or 0)
     n_comments = int(pc.sum(comment).as_py() or 0)
-    line_numbers = np.flatnonzero(keep_np).astype(np.int64) + 1
+    line_numbers = np.flatnonzero(keep_np).astype(np.int64) + first_line
     tokens = pc.ascii_split_whitespace(trimmed.filter(keep))
     return tokens, line_numbers, n_comments, n_blanks
 
@@ -313,8 +350,8 @@ def _fast_all_match(values, pattern: str) -> bool:
     return bool(pc.all(pc.match_substring_regex(values, pattern)).as_py() in (True, None))
 
 
-def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
-    got = _fast_tokens(data)
+def _fast_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Columns]:
+    got = _fast_tokens(data, first_line)
     if got is None:
         return None
     tokens, line_numbers, n_comments, n_blanks = got
@@ -338,6 +375,75 @@ def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
     if want_tag:
         fields["tag"] = pc.list_element(tokens, 5)
     return _Columns(line_numbers, fields, n_comments, n_blanks)
+
+
+#: the leading fields of a run line as the CSV reader names them
+_CSV_RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+
+
+def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Columns]:
+    """Arrow's CSV reader on a run file whose lines are fields separated by single spaces or
+    single tabs, the common case, or None (then :func:`_fast_run` decides).
+
+    The reader splits on one delimiter and converts in parallel, but knows nothing of the
+    other rules, so only data it cannot misread is given to it, and what it returns is
+    checked: no NUL, ``\\r``, ``\\v``, ``\\f``, ``#`` (comments) and no byte of the other
+    separator; every line the same number of fields (else the reader fails: blank lines,
+    repeated separators); no empty field among the six (a doubled separator on a short
+    line); ranks checked against the integer grammar (Arrow would read ``0x10``) and scores
+    not NaN. Trailing fields (a separator at the end of every line) are ignored.
+    """
+    if not data or any(byte in data for byte in (b"\x00", b"\r", b"\x0b", b"\x0c", b"#")):
+        return None
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)]
+    delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
+    n_fields = first.count(delimiter) + 1
+    if n_fields < 6 or other in data:
+        return None
+    names = _CSV_RUN_FIELDS + [f"extra{i}" for i in range(n_fields - 6)]
+    words = pa.dictionary(pa.int32(), pa.string())  # few distinct values: validated once each
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
+            convert_options=pa_csv.ConvertOptions(
+                include_columns=_CSV_RUN_FIELDS,
+                column_types={"query_id": pa.string(), "q0": words, "doc_id": pa.string(), "rank": words,
+                              "score": pa.float64(), "tag": words},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    for name in ("query_id", "doc_id"):
+        if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
+            return None
+    ranks = []
+    for name in ("q0", "tag", "rank"):
+        for chunk in table[name].chunks:
+            values = chunk.dictionary
+            if len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+                return None
+            if name == "rank":
+                if not _fast_all_match(values, _INT_PATTERN):
+                    return None
+                try:
+                    ranks.append(pc.take(pc.cast(values, pa.int64()), chunk.indices))
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    return None
+    if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
+        return None
+    fields = {
+        "query_id": table["query_id"],
+        "doc_id": table["doc_id"],
+        "score": table["score"],
+        "rank": pa.chunked_array(ranks, type=pa.int64()),
+    }
+    if want_tag:
+        fields["tag"] = table["tag"].cast(pa.string())
+    return _Columns(range(first_line, first_line + table.num_rows), fields, 0, 0)
 
 
 def _fast_qrels(data: bytes) -> Optional[_Columns]:
@@ -367,15 +473,16 @@ def _fast_qrels(data: bytes) -> Optional[_Columns]:
 # --------------------------------------------------------------------------- Python path
 
 
-def _python_lines(data: bytes, path: str):
-    """Yield ``(line_number, fields)`` for every data line; count blanks and comments."""
+def _python_lines(data: bytes, path: str, first_line: int = 1):
+    """Yield ``(line_number, fields)`` for every data line (the first line of ``data`` being
+    line ``first_line`` of the file); count blanks and comments."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     counts = {"comments": 0, "blanks": 0}
 
     def generate():
-        for number, raw in enumerate(lines, start=1):
+        for number, raw in enumerate(lines, start=first_line):
             if b"\x00" in raw:
                 raise ParseError("the line holds a NUL byte (run and qrels files are text)", path, number)
             parts = raw.split()
@@ -401,8 +508,8 @@ def _parse_int(text: str, what: str, path: str, number: int, raw: bytes) -> int:
     return value
 
 
-def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
-    lines, counts = _python_lines(data, path)
+def _python_run(data: bytes, path: str, want_tag: bool, first_line: int = 1) -> _Columns:
+    lines, counts = _python_lines(data, path, first_line)
     numbers: list[int] = []
     qid: list[str] = []
     doc: list[str] = []
@@ -481,17 +588,53 @@ def _log_skipped(path: str, columns: _Columns) -> None:
 
 
 def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
-    data = _read_bytes(path)
-    columns = None
-    if engine == "auto":
-        columns = _fast_run(data, want_tag)
-    if columns is None:
-        columns = _python_run(data, str(path), want_tag)
+    """Parse a run file block by block: Arrow's CSV reader where the lines are plainly
+    separated (:func:`_csv_run`), else Arrow's string kernels (:func:`_fast_run`), else (and
+    with ``engine="python"``) the line-by-line parser, which raises the error with its line
+    number. Only one block of text is held at a time, also on the way to an error."""
+    parts = []
+    for block, first_line in _blocks(path):
+        columns = None
+        if engine == "auto":
+            columns = _csv_run(block, want_tag, first_line)
+            if columns is None:
+                columns = _fast_run(block, want_tag, first_line)
+        if columns is None:
+            columns = _python_run(block, str(path), want_tag, first_line)
+        parts.append(columns)
+    columns = _concatenate(parts)
     if len(columns.line) == 0:
-        what = "is empty" if not data.strip() else "holds no run line (only comments or blank lines)"
+        # a file without data lines is empty unless some line holds a comment
+        what = "is empty" if not columns.comments else "holds no run line (only comments or blank lines)"
         raise ParseError(f"the run file {what}; expected lines of {_RUN_FIELDS}", str(path))
     _log_skipped(str(path), columns)
     return columns
+
+
+def _concatenate(parts: list) -> _Columns:
+    """One file's blocks as one :class:`_Columns` (Arrow columns of one chunk per block)."""
+    if len(parts) <= 1:
+        return parts[0] if parts else _Columns(range(1, 1), {}, 0, 0)
+    lines = [part.line for part in parts]
+    if all(isinstance(each, range) for each in lines) and all(
+        a.stop == b.start for a, b in zip(lines[:-1], lines[1:])
+    ):
+        line = range(lines[0].start, lines[-1].stop)
+    else:
+        line = np.concatenate([np.asarray(each, dtype=np.int64) if not isinstance(each, range)
+                               else np.arange(each.start, each.stop, dtype=np.int64) for each in lines])
+    fields = {}
+    for name, first in parts[0].fields.items():
+        values = [part.fields[name] for part in parts]
+        if name in ("score", "rank"):
+            fields[name] = np.concatenate([_numeric_array(v, np.float64 if name == "score" else np.int64) for v in values])
+        else:
+            chunks = []
+            for v in values:
+                v = v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v, type=pa.large_string())
+                chunks.extend(v.chunks if isinstance(v, pa.ChunkedArray) else [v])
+            fields[name] = pa.chunked_array([c.cast(pa.large_string()) for c in chunks], type=pa.large_string())
+    return _Columns(line, fields, sum(p.comments for p in parts), sum(p.blanks for p in parts))
 
 
 def _duplicate_details(frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray) -> str:
@@ -632,7 +775,7 @@ def read_run(
                     )
                 tag_files[tag] = path
         else:
-            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n) if pa is not None else [each] * n)
+            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n))
         frame = pd.DataFrame(
             {
                 "run": run,
@@ -720,9 +863,7 @@ def _check_tokens(series: pd.Series, what: str, *, leading: bool = False) -> Non
 
 def _format_floats(values: np.ndarray) -> list[str]:
     """Shortest strings that read back as exactly the same float64."""
-    if pa is not None:
-        return pc.cast(pa.array(values, type=pa.float64()), pa.string()).to_pylist()
-    return [repr(float(v)) for v in values]
+    return pc.cast(pa.array(values, type=pa.float64()), pa.string()).to_pylist()
 
 
 def _open_for_writing(path: Path):
