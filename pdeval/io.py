@@ -83,7 +83,8 @@ import pandas as pd
 
 from .errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
-from .ranking import rank_run
+from .ids import encode, fingerprint, packed_ids
+from .ranking import groups_with_repeats, rank_run
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -246,38 +247,67 @@ _BLOCK_BYTES = 1 << 25
 def _blocks(path: Path):
     """The content of ``path``, decompressed according to its suffix, as blocks of whole
     lines of about :data:`_BLOCK_BYTES`: yields ``(block, number of its first line)``."""
-    block_bytes = _BLOCK_BYTES
+    line, pending = 1, None
+    for block in _line_blocks(path, _BLOCK_BYTES):
+        if pending is not None:
+            yield pending, line
+            line += pending.count(b"\n")
+        pending = block
+    if pending is not None:
+        yield pending, line
+
+
+def _line_blocks(path: Path, block_bytes: int):
+    """Blocks of whole lines of the decompressed content of ``path``."""
+    rest = b""
+    first = True
+    for piece in _decompressed(path, block_bytes):
+        if first:
+            first = False
+            if piece.startswith(codecs.BOM_UTF8):  # a byte-order mark is not part of the first query id
+                piece = piece[len(codecs.BOM_UTF8) :]
+        end = piece.rfind(b"\n")
+        if end < 0:  # no line ends in this piece: read on
+            rest += piece
+            continue
+        block, rest = rest + piece[: end + 1], piece[end + 1 :]
+        yield block
+    if rest:
+        yield rest
+
+
+def _decompressed(path: Path, block_bytes: int):
+    """Pieces of about ``block_bytes`` of the content of ``path``, decompressed."""
     module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
     try:
-        stream = module.open(path, "rb") if module is not None else open(path, "rb")
+        handle = open(path, "rb")
     except FileNotFoundError:
         raise MissingFileError(f"file not found: {str(path)!r}", str(path)) from None
     except IsADirectoryError:
         raise MissingFileError(f"{str(path)!r} is a directory, not a file", str(path)) from None
     except OSError as exc:
         raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
-    line = 1
-    rest = b""
-    with stream:
-        while True:
-            try:
-                piece = stream.read(block_bytes)
-            except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
-                what = f"decompress the {path.suffix} file" if module is not None else "read the file"
-                raise ParseError(f"cannot {what} ({exc})", str(path)) from exc
-            if line == 1 and not rest and piece.startswith(codecs.BOM_UTF8):
-                piece = piece[len(codecs.BOM_UTF8) :]  # a byte-order mark is not part of the first query id
-            if not piece:
-                if rest:
-                    yield rest, line
-                return
-            end = piece.rfind(b"\n")
-            if end < 0:  # no line ends in this piece: read on
-                rest += piece
-                continue
-            block, rest = rest + piece[: end + 1], piece[end + 1 :]
-            yield block, line
-            line += block.count(b"\n")
+    with handle:
+        try:
+            if module is None:
+                while piece := handle.read(block_bytes):
+                    yield piece
+            elif module is gzip:  # zlib directly: it checks the CRC itself, and members follow each other
+                raw = handle.read()
+                while raw:
+                    inflater = zlib.decompressobj(wbits=31)
+                    while raw and not inflater.eof:
+                        yield inflater.decompress(raw, block_bytes)
+                        raw = inflater.unconsumed_tail
+                    if not inflater.eof:
+                        raise EOFError("the compressed data end before the end-of-stream marker")
+                    raw = inflater.unused_data
+            else:
+                with module.open(handle, "rb") as stream:
+                    while piece := stream.read(block_bytes):
+                        yield piece
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+            raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
 
 
 def _show(line: bytes, limit: int = 120) -> str:
@@ -387,14 +417,19 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
 
     The reader splits on one delimiter and converts in parallel, but knows nothing of the
     other rules, so only data it cannot misread is given to it, and what it returns is
-    checked: no NUL, ``\\r``, ``\\v``, ``\\f``, ``#`` (comments) and no byte of the other
-    separator; every line the same number of fields (else the reader fails: blank lines,
+    checked: no NUL, ``\\v``, ``\\f``, ``#`` (comments), ``\\r`` only before ``\\n``, and no
+    byte of the other separator; every line the same number of fields (else the reader fails: blank lines,
     repeated separators); no empty field among the six (a doubled separator on a short
     line); ranks checked against the integer grammar (Arrow would read ``0x10``) and scores
     not NaN. Trailing fields (a separator at the end of every line) are ignored.
     """
-    if not data or any(byte in data for byte in (b"\x00", b"\r", b"\x0b", b"\x0c", b"#")):
+    if not data or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
         return None
+    if b"\r" in data:  # Windows line ends, which the reader also takes: only as "\r\n"
+        text = np.frombuffer(data, dtype=np.uint8)
+        returns = np.flatnonzero(text == 13)
+        if returns[-1] + 1 >= len(text) or not (text[returns + 1] == 10).all():
+            return None
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)]
     delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
@@ -785,13 +820,37 @@ def read_run(
                 "rank": _numeric_array(fields["rank"], np.int64),
             }
         )
-        frame = _validate_with_path(
-            frame, ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
-        )
+        if duplicates not in ("error", "first", "max") or _may_repeat_documents(frame):
+            frame = _validate_with_path(
+                frame, ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
+            )
         frames.append(frame)
+    return _stack(frames)
+
+
+def _may_repeat_documents(frame: pd.DataFrame) -> bool:
+    """False when no document occurs twice in one (run, topic) of a run frame, on integer
+    keys (the ids' packed words' fingerprints, or codes); True sends the frame to the exact
+    check of :func:`pdeval.frames.as_run`."""
+    system = encode(frame["run"])[0]
+    topic, topics = encode(frame["query_id"])
+    words = packed_ids(frame["doc_id"])
+    key = (fingerprint(words) >> np.uint64(32)).astype(np.uint32) if words is not None else encode(frame["doc_id"])[0]
+    return groups_with_repeats(system * len(topics) + topic, key) is not None
+
+
+def _stack(frames: list) -> pd.DataFrame:
+    """The frames one under the other, Arrow string columns as chunks (no copy)."""
     if len(frames) == 1:
         return frames[0].reset_index(drop=True)
-    return pd.concat(frames, ignore_index=True)
+    columns = {}
+    for name, dtype in frames[0].dtypes.items():
+        if name in ("score", "rank"):
+            columns[name] = np.concatenate([frame[name].to_numpy() for frame in frames])
+        else:
+            chunks = [chunk.cast(pa.large_string()) for frame in frames for chunk in pa.chunked_array(pa.array(frame[name])).chunks]
+            columns[name] = pa.chunked_array(chunks, type=pa.large_string()).to_pandas()
+    return pd.DataFrame(columns)
 
 
 def read_qrels(

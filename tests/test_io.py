@@ -727,7 +727,9 @@ def test_shared_qrels():
     ("q1 Q0 d1 1 nan t\n", False),
     ("q1  d1 1 2.5 t\n", False),  # five fields and a doubled separator: an empty field
     ("q1 Q0 d1 1 2.5 t\n# comment\n", False),
-    ("q1 Q0 d1 1 2.5 t\r\n", False),
+    ("q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 2 t\r\n", True),  # Windows line ends
+    ("q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 2 t\n", False),  # a lone carriage return is a separator
+    ("q1 Q0 d1 1 2.5 t\r", False),
     ("q1 Q0 d1 1 2.5 t\nq1\tQ0 d2 2 2 t\n", False),
     ("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 2 t\n", False),
     ("q1 Q0 d1 1 +2.5 t\nq1 Q0 d1 2 2.5\n", False),
