@@ -811,46 +811,45 @@ def read_run(
                 tag_files[tag] = path
         else:
             run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n))
-        frame = pd.DataFrame(
-            {
-                "run": run,
-                "query_id": _string_series(fields["query_id"]),
-                "doc_id": _string_series(fields["doc_id"]),
-                "score": _numeric_array(fields["score"], np.float64),
-                "rank": _numeric_array(fields["rank"], np.int64),
-            }
-        )
-        if duplicates not in ("error", "first", "max") or _may_repeat_documents(frame):
+        columns_of_file = {
+            "run": run,
+            "query_id": _string_series(fields["query_id"]),
+            "doc_id": _string_series(fields["doc_id"]),
+            "score": _numeric_array(fields["score"], np.float64),
+            "rank": _numeric_array(fields["rank"], np.int64),
+        }
+        one_run = run_from == "file"
+        if duplicates not in ("error", "first", "max") or _may_repeat_documents(columns_of_file, one_run):
             frame = _validate_with_path(
-                frame, ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
+                pd.DataFrame(columns_of_file), ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
             )
-        frames.append(frame)
+            columns_of_file = {name: frame[name] for name in frame.columns}
+        frames.append(columns_of_file)
     return _stack(frames)
 
 
-def _may_repeat_documents(frame: pd.DataFrame) -> bool:
-    """False when no document occurs twice in one (run, topic) of a run frame, on integer
-    keys (the ids' packed words' fingerprints, or codes); True sends the frame to the exact
-    check of :func:`pdeval.frames.as_run`."""
-    system = encode(frame["run"])[0]
-    topic, topics = encode(frame["query_id"])
-    words = packed_ids(frame["doc_id"])
-    key = (fingerprint(words) >> np.uint64(32)).astype(np.uint32) if words is not None else encode(frame["doc_id"])[0]
-    return groups_with_repeats(system * len(topics) + topic, key) is not None
+def _may_repeat_documents(columns: dict, one_run: bool) -> bool:
+    """False when no document occurs twice in one (run, topic) of a file's columns, on
+    integer keys (the ids' packed words' fingerprints, or codes); True sends the file to
+    the exact check of :func:`pdeval.frames.as_run`."""
+    topic, topics = encode(columns["query_id"])
+    if not one_run:
+        topic = encode(columns["run"])[0] * len(topics) + topic
+    words = packed_ids(columns["doc_id"])
+    key = (fingerprint(words) >> np.uint64(32)).astype(np.uint32) if words is not None else encode(columns["doc_id"])[0]
+    return groups_with_repeats(topic, key) is not None
 
 
-def _stack(frames: list) -> pd.DataFrame:
-    """The frames one under the other, Arrow string columns as chunks (no copy)."""
-    if len(frames) == 1:
-        return frames[0].reset_index(drop=True)
+def _stack(files: list) -> pd.DataFrame:
+    """The files' columns one under the other (Arrow string columns as chunks, no copy)."""
     columns = {}
-    for name, dtype in frames[0].dtypes.items():
+    for name in files[0]:
         if name in ("score", "rank"):
-            columns[name] = np.concatenate([frame[name].to_numpy() for frame in frames])
+            columns[name] = np.concatenate([np.asarray(each[name]) for each in files])
         else:
-            chunks = [chunk.cast(pa.large_string()) for frame in frames for chunk in pa.chunked_array(pa.array(frame[name])).chunks]
+            chunks = [chunk.cast(pa.large_string()) for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
             columns[name] = pa.chunked_array(chunks, type=pa.large_string()).to_pandas()
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)
 
 
 def read_qrels(
