@@ -437,7 +437,10 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     if n_fields < 6 or other in data:
         return None
     names = _CSV_RUN_FIELDS + [f"extra{i}" for i in range(n_fields - 6)]
-    words = pa.dictionary(pa.int32(), pa.string())  # few distinct values: validated once each
+    # Arrow reads "0x10" as an integer: with an "x" anywhere, ranks are read as text (few
+    # distinct values) and checked against the integer grammar
+    hexadecimal = b"x" in data or b"X" in data
+    rank_type = pa.dictionary(pa.int32(), pa.string()) if hexadecimal else pa.int64()
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
@@ -445,39 +448,37 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
                 include_columns=_CSV_RUN_FIELDS,
-                column_types={"query_id": pa.string(), "q0": words, "doc_id": pa.string(), "rank": words,
-                              "score": pa.float64(), "tag": words},
+                column_types={"query_id": pa.string(), "q0": pa.string(), "doc_id": pa.string(), "rank": rank_type,
+                              "score": pa.float64(), "tag": pa.string()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    for name in ("query_id", "doc_id"):
+    for name in ("query_id", "q0", "doc_id", "tag"):
         if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
             return None
-    ranks = []
-    for name in ("q0", "tag", "rank"):
-        for chunk in table[name].chunks:
-            values = chunk.dictionary
-            if len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
-                return None
-            if name == "rank":
-                if not _fast_all_match(values, _INT_PATTERN):
-                    return None
-                try:
-                    ranks.append(pc.take(pc.cast(values, pa.int64()), chunk.indices))
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                    return None
     if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
         return None
+    rank = table["rank"]
+    if hexadecimal:
+        ranks = []
+        for chunk in rank.chunks:
+            if not _fast_all_match(chunk.dictionary, _INT_PATTERN):
+                return None
+            try:
+                ranks.append(pc.take(pc.cast(chunk.dictionary, pa.int64()), chunk.indices))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return None
+        rank = pa.chunked_array(ranks, type=pa.int64())
     fields = {
         "query_id": table["query_id"],
         "doc_id": table["doc_id"],
         "score": table["score"],
-        "rank": pa.chunked_array(ranks, type=pa.int64()),
+        "rank": rank,
     }
     if want_tag:
-        fields["tag"] = table["tag"].cast(pa.string())
+        fields["tag"] = table["tag"]
     return _Columns(range(first_line, first_line + table.num_rows), fields, 0, 0)
 
 
