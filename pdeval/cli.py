@@ -74,15 +74,14 @@ def _format_value(measure: str, value: float) -> str:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate
-    from .io import read_qrels, read_run
+    from .io import read_qrels
     from .measures import parse_all
+    from .runfiles import evaluate_run_files
 
     measures = parse_all(args.measures or DEFAULT_MEASURES, judged_only=args.judged_only, rel=args.rel)
     qrels = read_qrels(args.qrels)
-    run = read_run(args.runs, duplicates=args.duplicates)
-    result = evaluate(
-        run, qrels, measures, complete=args.complete, depth=args.depth,
+    result = evaluate_run_files(  # one file at a time: memory follows the largest file
+        args.runs, qrels, measures, complete=args.complete, depth=args.depth,
         score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates,
     )
     names = {str(m): m.trec_eval_name() for m in measures}
