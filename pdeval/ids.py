@@ -48,7 +48,7 @@ def _arrow_chunks(values: pd.Series) -> Optional[list]:
     import pyarrow as pa
 
     chunks = pa.chunked_array(pa.array(values)).chunks
-    if len(chunks) > 64:
+    if len(chunks) > 1024:  # (a file read in blocks of a few MiB has a few chunks per file: kept)
         chunks = [pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks])]
     return chunks
 
