@@ -56,11 +56,16 @@ NUL bytes                   :class:`ParseError` [trec_eval: "File may contain no
 
 Speed
 -----
-Parsing runs on pyarrow compute kernels (split lines, split on whitespace, validate numbers
-with a regular expression, cast) when pyarrow is installed. If the fast path meets anything
-it does not accept, the file is parsed again by a plain-Python parser that applies the same
-rules line by line and raises the error with the exact line number; both parsers build the
-same frame (this is tested on every quirk).
+A run file is decompressed and parsed in blocks of whole lines (32 MiB), so that its text is
+never held whole (a gzip file's compressed bytes are), also on the way to an error. Each
+block goes to the first parser that
+accepts it: Arrow's CSV reader when the lines are plainly separated by single spaces or
+single tabs (the common case; what it returns is checked against the rules above), else
+Arrow's string kernels (split lines, split on whitespace, validate numbers with a regular
+expression, cast), else a plain-Python parser that applies the same rules line by line and
+raises the error with the exact line number. All of them build the same frame (this is
+tested on every quirk). The duplicate check runs on integer keys of the ids
+(:mod:`pdeval.ids`); only a file that may repeat a document is checked on the frame.
 """
 
 from __future__ import annotations
