@@ -58,8 +58,7 @@ Speed
 -----
 A run file is decompressed and parsed in blocks of whole lines (32 MiB), so that its text is
 never held whole (a gzip file's compressed bytes are), also on the way to an error. Each
-block goes to the first parser that
-accepts it: Arrow's CSV reader when the lines are plainly separated by single spaces or
+block goes to the first parser that accepts it: Arrow's CSV reader when the lines are plainly separated by single spaces or
 single tabs (the common case; what it returns is checked against the rules above), else
 Arrow's string kernels (split lines, split on whitespace, validate numbers with a regular
 expression, cast), else a plain-Python parser that applies the same rules line by line and
