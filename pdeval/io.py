@@ -823,26 +823,38 @@ def read_run(
             "score": _numeric_array(fields["score"], np.float64),
             "rank": _numeric_array(fields["rank"], np.int64),
         }
-        one_run = run_from == "file"
-        if duplicates not in ("error", "first", "max") or _may_repeat_documents(columns_of_file, one_run):
-            frame = _validate_with_path(
-                pd.DataFrame(columns_of_file), ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
+        keys = ["run", "query_id", "doc_id"]
+        if duplicates not in ("error", "first", "max"):  # refused with the policy's message
+            _validate_with_path(pd.DataFrame(columns_of_file), keys, columns.line, duplicates, str(path), "run")
+        suspect = _lists_that_may_repeat(columns_of_file, one_run=run_from == "file")
+        if suspect is not None:
+            # the exact check of pdeval.frames.as_run, on the rows of those lists only
+            rows = np.flatnonzero(suspect)
+            lines = columns.line if isinstance(columns.line, np.ndarray) else np.arange(columns.line.start, columns.line.stop)
+            kept = _validate_with_path(
+                pd.DataFrame({name: values.iloc[rows] if isinstance(values, pd.Series) else values[rows]
+                              for name, values in columns_of_file.items()}).reset_index(drop=True),
+                keys, lines[rows], duplicates, str(path), "run",
             )
-            columns_of_file = {name: frame[name] for name in frame.columns}
+            if len(kept) < len(rows):
+                keep = ~suspect
+                keep[rows[kept.index.to_numpy()]] = True
+                columns_of_file = {name: values[keep].reset_index(drop=True) if isinstance(values, pd.Series)
+                                   else values[keep] for name, values in columns_of_file.items()}
         frames.append(columns_of_file)
     return _stack(frames)
 
 
-def _may_repeat_documents(columns: dict, one_run: bool) -> bool:
-    """False when no document occurs twice in one (run, topic) of a file's columns, on
-    integer keys (the ids' packed words' fingerprints, or codes); True sends the file to
-    the exact check of :func:`pdeval.frames.as_run`."""
+def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]:
+    """Which rows of a file's columns belong to a (run, topic) list in which two rows have
+    the same integer key (the ids' packed words' fingerprint, or their code), or None: a
+    document repeated in a list always is such a pair, so the other lists need no check."""
     topic, topics = encode(columns["query_id"])
     if not one_run:
         topic = encode(columns["run"])[0] * len(topics) + topic
     words = packed_ids(columns["doc_id"])
     key = (fingerprint(words) >> np.uint64(32)).astype(np.uint32) if words is not None else encode(columns["doc_id"])[0]
-    return groups_with_repeats(topic, key) is not None
+    return groups_with_repeats(topic, key)
 
 
 def _stack(files: list) -> pd.DataFrame:
