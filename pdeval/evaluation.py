@@ -232,6 +232,7 @@ class RankedRun:
             keep &= ~suspect
             keep[rows[kept.index.to_numpy()]] = True
         group = system * len(judgments.topics) + topic
+        del system, topic_code  # (large runs: what is no longer needed goes at once)
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
             group, score, topic, prints = group[keep], score[keep], topic[keep], prints[keep]
@@ -243,10 +244,13 @@ class RankedRun:
             doc_key, qrels_doc = byte_order(doc_names)[doc_code], judgments.docs.get_indexer(doc_names)[doc_code]
         else:
             qrels_doc = judgments.qrels_docs_of(words, prints)
+        del prints, keep
         order = trec_order(group, score, doc_key)
+        del doc_key, words, score
         # look the judgments up in input order and move only the result (one gather); the
         # group offsets need only the group sizes
         pair = judgments.pair_codes(topic, qrels_doc)[order]
+        del order, topic, qrels_doc
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
         if depth is not None:

@@ -842,6 +842,7 @@ def read_run(
                 columns_of_file = {name: values[keep].reset_index(drop=True) if isinstance(values, pd.Series)
                                    else values[keep] for name, values in columns_of_file.items()}
         frames.append(columns_of_file)
+        del columns
     return _stack(frames)
 
 
