@@ -218,11 +218,7 @@ class RankedRun:
         # a value repeated inside one (system, topic) list: a duplicate document, or (rarely)
         # two ids with one fingerprint; the policy is applied exactly to those lists' rows
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
-        # (32 bits of the fingerprint suffice: a chance repeat only sends its list to the exact check)
-        suspect = groups_with_repeats(
-            system * len(topic_names) + topic_code,
-            (prints >> np.uint64(32)).astype(np.uint32) if words is not None else prints,
-        )
+        suspect = groups_with_repeats(system * len(topic_names) + topic_code, prints)
         if suspect is not None:
             rows = np.flatnonzero(suspect)
             kept = drop_duplicates(

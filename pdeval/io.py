@@ -854,7 +854,7 @@ def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]
     if not one_run:
         topic = encode(columns["run"])[0] * len(topics) + topic
     words = packed_ids(columns["doc_id"])
-    key = (fingerprint(words) >> np.uint64(32)).astype(np.uint32) if words is not None else encode(columns["doc_id"])[0]
+    key = fingerprint(words) if words is not None else encode(columns["doc_id"])[0]
     return groups_with_repeats(topic, key)
 
 
