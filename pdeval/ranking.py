@@ -32,12 +32,16 @@ def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "fl
     raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
 
 
+#: cells of one matrix of segments: bounds the memory of the per-segment sorts
+_MATRIX_CELLS = 1 << 20
+
+
 def _width_classes(lengths: np.ndarray):
     """Segments of two or more rows grouped into matrices: ``(segments, width)``.
 
     With few distinct lengths (run files cut every list at the same depth) each length is
     its own matrix, without padding; otherwise segments are grouped by the power of two
-    that holds them (at most 2x padding).
+    that holds them (at most 2x padding). Matrices hold about :data:`_MATRIX_CELLS` cells.
     """
     long = np.flatnonzero(lengths > 1)
     if not len(long):
@@ -50,7 +54,11 @@ def _width_classes(lengths: np.ndarray):
         classes = np.ceil(np.log2(lengths[long])).astype(np.int64)
         widths = np.flatnonzero(np.bincount(classes))
     for width in widths:
-        yield long[classes == width], int(width) if len(distinct) <= 16 else 1 << int(width)
+        segments = long[classes == width]
+        width = int(width) if len(distinct) <= 16 else 1 << int(width)
+        step = max(1, _MATRIX_CELLS // width)  # matrices of at most about a million cells
+        for start in range(0, len(segments), step):
+            yield segments[start : start + step], width
 
 
 def _padded(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pdeval.ranking
 from pdeval.ranking import groups_with_repeats, segments_with_repeats, sort_within, trec_order
 
 
@@ -96,3 +99,18 @@ def test_groups_with_repeats_marks_the_rows_of_those_groups_only():
 def test_an_empty_or_single_row_input_is_in_order():
     assert trec_order(np.zeros(0, np.int64), np.zeros(0), np.zeros((0, 1), np.uint64)).tolist() == []
     assert trec_order(np.zeros(1, np.int64), np.zeros(1), np.zeros((1, 2), np.uint64)).tolist() == [0]
+
+
+def test_matrices_split_into_pieces_give_the_same_order():
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(0, 30, 40)
+    group = np.repeat(np.arange(40), lengths)
+    score = rng.integers(0, 3, len(group)).astype(np.float64)
+    words = rng.permutation(len(group)).astype(np.uint64).reshape(-1, 1)
+    expected = full_sort(group, score, words)
+    with mock.patch.object(pdeval.ranking, "_MATRIX_CELLS", 7):
+        assert (trec_order(group[::-1], score[::-1], words[::-1]) == full_sort(group[::-1], score[::-1], words[::-1])).all()
+        assert (trec_order(group, score, words) == expected).all()
+        repeated = words.copy()
+        repeated[5] = repeated[6]
+        assert groups_with_repeats(group, repeated[:, 0]) is not None or group[5] != group[6]
