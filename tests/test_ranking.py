@@ -111,6 +111,8 @@ def test_matrices_split_into_pieces_give_the_same_order():
     with mock.patch.object(pdeval.ranking, "_MATRIX_CELLS", 7):
         assert (trec_order(group[::-1], score[::-1], words[::-1]) == full_sort(group[::-1], score[::-1], words[::-1])).all()
         assert (trec_order(group, score, words) == expected).all()
-        repeated = words.copy()
-        repeated[5] = repeated[6]
-        assert groups_with_repeats(group, repeated[:, 0]) is not None or group[5] != group[6]
+        first = int(np.flatnonzero(group[1:] == group[:-1])[0])  # two rows of one list
+        repeated = words[:, 0].copy()
+        repeated[first] = repeated[first + 1]
+        assert (groups_with_repeats(group, repeated) == (group == group[first])).all()
+        assert groups_with_repeats(group, words[:, 0]) is None
