@@ -1,6 +1,7 @@
 """Where pdeval.evaluate spends its time, stage by stage, on the 2.5M-row workload.
 
-Run: ``.venv/bin/python bench/profile_engine.py [--runs 50] [--reps 3] [--variants] [--shuffled]``.
+Run: ``.venv/bin/python bench/profile_engine.py [--runs 50] [--reps 3] [--variants] [--shuffled]``,
+or ``--collection clef2015`` (``trec-dl21``, ``clef2018-full``) for the real run files.
 
 Part 1 (stage tree). The engine's stage functions (validation, qrels index, run encoding,
 duplicate check, sort, pair lookup, layout, each measure kernel, result frame) and the
@@ -59,6 +60,11 @@ TARGETS: list[tuple[str, str, str]] = [
     ("pdeval.evaluation", "packed_ids", "packed_ids (ids -> words)"),
     ("pdeval.evaluation", "fingerprint", "fingerprint (words -> hash)"),
     ("pdeval.evaluation", "has_repeats", "has_repeats (duplicate check)"),
+    ("pdeval.evaluation", "groups_with_repeats", "groups_with_repeats (duplicate check per list)"),
+    ("pdeval.ranking", "segments_with_repeats", "segments_with_repeats (per-list sorts)"),
+    ("pdeval.ranking", "group_major", "group_major (lists together)"),
+    ("pdeval.ranking", "sort_within", "sort_within (per-list / per-tie-run sorts)"),
+    ("pdeval.ranking", "_greater", "_greater (are ties in doc order?)"),
     ("pdeval.evaluation.JudgmentIndex", "qrels_docs_of", "qrels_docs_of (doc lookup)"),
     ("pdeval.evaluation", "byte_order", "byte_order (sort unique ids)"),
     ("pdeval.evaluation", "trec_order", "trec_order (sort)"),
@@ -315,7 +321,24 @@ def main(argv=None) -> None:
                         help="also with doc ids of 15, 25 and 43 bytes (TREC-style prefixes before the d-numbers)")
     parser.add_argument("--what-if", action="store_true", help="time alternatives to the costly steps")
     parser.add_argument("--cprofile", action="store_true")
+    parser.add_argument("--collection", choices=["clef2015", "trec-dl21", "clef2018-full"],
+                        help="profile on a real collection of the shared data instead (float32 scores)")
     args = parser.parse_args(argv)
+
+    if args.collection:
+        import warnings
+
+        import pdeval
+        from real import COLLECTIONS, DATA
+
+        runs, qrels_file, options = COLLECTIONS[args.collection]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = pdeval.read_run(DATA / runs, duplicates=options.get("duplicates", "error"))
+        qrels = pdeval.read_qrels(DATA / qrels_file)
+        print(f"{args.collection}: {len(run):,} rows x {run['run'].nunique()} runs, {len(qrels):,} judgments")
+        print(profile_tree(run, qrels, MEASURES, args.reps, score_precision="float32", **options))
+        return
 
     run, qrels = make_workload(args.runs, 50, 1000, seed=1)
     print(f"workload: {len(run):,} rows x {run['run'].nunique()} runs, {len(qrels):,} judgments, "

@@ -260,16 +260,20 @@ def _format_value(measure: str, value: float, counts: set) -> str:
 def _eval(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
     from .io import read_qrels, read_run
+    from .runfiles import evaluate_run_files
 
     _check_file_names(args)
     measures, names, order, selection = _selection(args)
     command = selection.command
     qrels = read_qrels(args.qrels, duplicates=args.duplicates)
-    run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     options = dict(complete=args.complete, depth=args.depth,
                    score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
+    one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
+    run = None if one_at_a_time else read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
-        if args.bounds:
+        if one_at_a_time:
+            result = evaluate_run_files(args.runs, qrels, measures, **options)
+        elif args.bounds:
             from .bounds import bounds
 
             filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
@@ -278,10 +282,10 @@ def _eval(args: argparse.Namespace) -> int:
             result = evaluate(run, qrels, measures, **options)
     except PdevalError as error:  # not about one line of a file: name the files
         raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
-    if result.empty:
+    if result.empty:  # (evaluate refuses no shared topic itself; kept for runs with no rows left)
         raise PdevalError(
-            f"no topic of {' '.join(args.runs)} is in {args.qrels}: run topics {_some(run['query_id'])}, "
-            f"qrels topics {_some(qrels['query_id'])} (leading zeros? the wrong qrels file?)"
+            f"no topic of {' '.join(args.runs)} is in {args.qrels}: qrels topics {_some(qrels['query_id'])} "
+            "(leading zeros? the wrong qrels file?)"
         )
     table = trec_eval_table(result, measures, order, command, args.per_topic)
     if args.bounds:  # the same rows in the same order for the high and residual values

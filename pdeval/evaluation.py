@@ -36,7 +36,7 @@ from .frames import (
 from .measures import Measure, parse_all
 from .measures.sampled import sampling_columns
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
-from .ranking import ScorePrecision, group_offsets, ranks_within, scores_for_ordering, trec_order
+from .ranking import ScorePrecision, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order
 from .segments import QrelsTable, Segments
 
 MeasureLike = Union[str, Measure]
@@ -124,11 +124,25 @@ class JudgmentIndex:
         index = pd.Index(fingerprint(self.doc_words))
         return index if index.is_unique else None
 
-    def qrels_docs_of(self, words: np.ndarray) -> np.ndarray:
+    @cached_property
+    def doc_filter(self) -> np.ndarray:
+        """Which values of a fingerprint's low bits some judged doc id has (a bitmap of
+        about 64 entries per judged doc, at most 16 MiB): most run documents are not
+        judged, and this rules them out before the hash lookup."""
+        size = 1 << int(np.clip(np.ceil(np.log2(64 * max(len(self.docs), 1))), 16, 24))
+        present = np.zeros(size, dtype=bool)
+        present[self.doc_fingerprints.to_numpy() & np.uint64(size - 1)] = True
+        return present
+
+    def qrels_docs_of(self, words: np.ndarray, prints: np.ndarray) -> np.ndarray:
         """Each packed run doc id's position in :attr:`docs`, or -1: a hash lookup of the
-        fingerprints, confirmed on the words unless both sides are one word wide (one-word
-        fingerprints are exact)."""
-        position = self.doc_fingerprints.get_indexer(fingerprint(words))
+        fingerprints ``prints`` (:func:`pdeval.ids.fingerprint` of ``words``), confirmed on the
+        words unless both sides are one word wide (one-word fingerprints are exact)."""
+        # most run documents are not judged: a bitmap of the judged fingerprints' low bits
+        # rules them out before the hash lookup
+        candidate = np.flatnonzero(self.doc_filter[prints & np.uint64(len(self.doc_filter) - 1)])
+        position = np.full(len(prints), -1, dtype=np.int64)
+        position[candidate] = self.doc_fingerprints.get_indexer(prints[candidate])
         judged_words = self.doc_words
         if words.shape[1] == 1 and judged_words.shape[1] == 1:
             return position
@@ -224,45 +238,55 @@ class RankedRun:
         topic_code, topic_names = encode(run["query_id"])
         topic_position = judgments.topics.get_indexer(topic_names)
         topic = topic_position[topic_code]
-        list_code = system * len(topic_names) + topic_code
-        # doc ids as packed words (no hashing) when they and the qrels' are short; a repeated
-        # fingerprint may be a collision, so it is settled on exact codes below
+        # doc ids as packed words (no hashing) when they and the qrels' are short, else codes
         words = packed_ids(run["doc_id"]) if judgments.doc_fingerprints is not None else None
-        if words is not None and has_repeats(fingerprint(words, salt=list_code)):
-            words = None
-        if words is None:
+        if words is not None:
+            prints = fingerprint(words)
+            doc_key = words
+        else:
             doc_code, doc_names = encode(run["doc_id"])
-            if has_repeats(list_code * max(len(doc_names), 1) + doc_code):
-                # some (system, topic, doc) repeats: apply the policy on the frame, then start over
-                run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
-                return cls.build(
-                    run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
-                    ties=ties,
-                )
-        group = system * len(judgments.topics) + topic
+            prints = doc_code
+        # a value repeated inside one (system, topic) list: a duplicate document, or (rarely)
+        # two ids with one fingerprint; the policy is applied exactly to those lists' rows
         keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
+        suspect = groups_with_repeats(system * len(topic_names) + topic_code, prints)
+        if suspect is not None:
+            rows = np.flatnonzero(suspect)
+            kept = drop_duplicates(
+                run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
+                kind="run", value="score",
+            )
+            keep &= ~suspect
+            keep[rows[kept.index.to_numpy()]] = True
+        group = system * len(judgments.topics) + topic
+        del system, topic_code  # (large runs: what is no longer needed goes at once)
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
         if not keep.all():
-            group, score, topic = group[keep], score[keep], topic[keep]
+            group, score, topic, prints = group[keep], score[keep], topic[keep], prints[keep]
             if words is None:
                 doc_code = doc_code[keep]
             else:
-                words = words[keep]
+                doc_key = words = words[keep]
         if words is None:
             doc_key, qrels_doc = byte_order(doc_names)[doc_code], judgments.docs.get_indexer(doc_names)[doc_code]
         else:
-            doc_key, qrels_doc = words, judgments.qrels_docs_of(words)
+            qrels_doc = judgments.qrels_docs_of(words, prints)
+        del prints, keep
         order = trec_order(group, score, doc_key)
-        # look the judgments up in input order and move only the result (one gather); the
-        # group offsets need only the group sizes
-        pair = judgments.pair_codes(topic, qrels_doc)[order]
-        n_groups = len(systems) * len(judgments.topics)
-        offsets = group_offsets(group, n_groups)
         tie_start = None
-        if ties:
+        if ties:  # a run of tied scores starts where the sorted score changes (and where a list starts)
             sorted_score = score[order]
             tie_start = np.ones(len(order), dtype=bool)
             tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
+            del sorted_score
+        del doc_key, words, score
+        # look the judgments up in input order and move only the result (one gather); the
+        # group offsets need only the group sizes
+        pair = judgments.pair_codes(topic, qrels_doc)[order]
+        del order, topic, qrels_doc
+        n_groups = len(systems) * len(judgments.topics)
+        offsets = group_offsets(group, n_groups)
+        if tie_start is not None:
             tie_start[offsets[:-1][np.diff(offsets) > 0]] = True
         if depth is not None:
             kept = ranks_within(offsets) <= depth

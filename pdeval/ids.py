@@ -48,7 +48,7 @@ def _arrow_chunks(values: pd.Series) -> Optional[list]:
     import pyarrow as pa
 
     chunks = pa.chunked_array(pa.array(values)).chunks
-    if len(chunks) > 64:
+    if len(chunks) > 1024:  # (a file read in blocks of a few MiB has a few chunks per file: kept)
         chunks = [pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks])]
     return chunks
 
@@ -105,6 +105,7 @@ def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
     if chunks is None:
         return None
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     pieces = []
     for chunk in chunks:
@@ -119,22 +120,34 @@ def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
         lengths = np.diff(offsets).astype(np.int64)
         if (len(lengths) and lengths.max() > MAX_PACKED_BYTES) or not data.all():
             return None
-        pieces.append((data, starts, lengths))
-    longest = max((int(lengths.max()) for _, _, lengths in pieces if len(lengths)), default=0)
+        pieces.append((chunk, data, starts, lengths))
+    longest = max((int(lengths.max()) for _, _, _, lengths in pieces if len(lengths)), default=0)
     n_words = max(-(-longest // 8), 1)
     words = np.empty((len(values), n_words), dtype=np.uint64, order="F")  # a word's column is contiguous
     row = 0
-    for data, starts, lengths in pieces:
-        # the 8 bytes at every offset of the (zero-extended) data, read as one big-endian
-        # word each (an overlapping strided view, no copy); the bytes past an id's end are
-        # then masked off
+    for chunk, data, starts, lengths in pieces:
+        n = len(lengths)
+        # ASCII ids padded with NUL bytes by Arrow to one width are a (rows, words) block of
+        # big-endian words; an id with a multi-byte character pads to more bytes than that
+        padded = pc.utf8_rpad(chunk, width=8 * n_words, padding="\x00")
+        _, padded_offsets, padded_data = padded.buffers()
+        offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
+        bounds = np.frombuffer(padded_offsets, dtype=offset_type)[[padded.offset, padded.offset + n]]
+        if n and bounds[1] - bounds[0] == 8 * n_words * n:
+            block = np.frombuffer(padded_data, dtype=">u8", count=n * n_words, offset=int(bounds[0]))
+            words[row : row + n] = block.reshape(n, n_words)
+            row += n
+            continue
+        # otherwise the 8 bytes at every offset of the (zero-extended) data, read as one
+        # big-endian word each (an overlapping strided view, no copy); the bytes past an
+        # id's end are then masked off
         extended = np.zeros(len(data) + 8 * n_words, dtype=np.uint8)
         extended[: len(data)] = data
         at_offset = np.ndarray((len(extended) - 7,), dtype=">u8", buffer=extended, strides=(1,))
         for word in range(n_words):
             kept_bytes = np.clip(lengths - 8 * word, 0, 8)
-            words[row : row + len(lengths), word] = at_offset[starts + 8 * word] & _KEEP_LEADING[kept_bytes]
-        row += len(lengths)
+            words[row : row + n, word] = at_offset[starts + 8 * word] & _KEEP_LEADING[kept_bytes]
+        row += n
     return words
 
 

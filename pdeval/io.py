@@ -66,11 +66,15 @@ NUL bytes                   :class:`ParseError` [trec_eval: "File may contain no
 
 Speed
 -----
-Parsing runs on pyarrow compute kernels (split lines, split on whitespace, validate numbers
-with a regular expression, cast) when pyarrow is installed. If the fast path meets anything
-it does not accept, the file is parsed again by a plain-Python parser that applies the same
-rules line by line and raises the error with the exact line number; both parsers build the
-same frame (this is tested on every quirk).
+A run file is decompressed and parsed in blocks of whole lines (32 MiB), so that its text is
+never held whole (a gzip file's compressed bytes are), also on the way to an error. Each
+block goes to the first parser that accepts it: Arrow's CSV reader when the lines are plainly separated by single spaces or
+single tabs (the common case; what it returns is checked against the rules above), else
+Arrow's string kernels (split lines, split on whitespace, validate numbers with a regular
+expression, cast), else a plain-Python parser that applies the same rules line by line and
+raises the error with the exact line number. All of them build the same frame (this is
+tested on every quirk). The duplicate check runs on integer keys of the ids
+(:mod:`pdeval.ids`); only a file that may repeat a document is checked on the frame.
 """
 
 from __future__ import annotations
@@ -93,15 +97,13 @@ import pandas as pd
 
 from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError, warn
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
+from .ids import encode, fingerprint, packed_ids
 from .integrations import is_source, read_source
-from .ranking import rank_run
+from .ranking import groups_with_repeats, rank_run
 
-try:  # pyarrow is optional ("fast" extra); without it every file takes the Python path
-    import pyarrow as pa
-    import pyarrow.compute as pc
-except ImportError:  # pragma: no cover - exercised only without pyarrow
-    pa = None
-    pc = None
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 __all__ = [
     "MissingFileError",
@@ -255,6 +257,83 @@ def _read_bytes(path: Path) -> bytes:
     return raw
 
 
+#: decompressed bytes parsed at a time: a file of any size is never held whole
+_BLOCK_BYTES = 1 << 25
+
+
+def _blocks(path: Path):
+    """The content of ``path``, decompressed according to its suffix, as blocks of whole
+    lines of about :data:`_BLOCK_BYTES`: yields ``(block, number of its first line)``."""
+    line, pending = 1, None
+    for block in _line_blocks(path, _BLOCK_BYTES):
+        if pending is not None:
+            yield pending, line
+            line += pending.count(b"\n")
+        pending = block
+    if pending is not None:
+        yield pending, line
+
+
+def _line_blocks(path: Path, block_bytes: int):
+    """Blocks of whole lines of the decompressed content of ``path``."""
+    rest = carry = b""
+    first = True
+    for piece in _decompressed(path, block_bytes):
+        if first:
+            first = False
+            if piece.startswith(codecs.BOM_UTF8):  # a byte-order mark is not part of the first query id
+                piece = piece[len(codecs.BOM_UTF8) :]
+        piece, carry = carry + piece, b""
+        if piece.endswith(b"\r"):  # it may be half of a CRLF split between two pieces
+            piece, carry = piece[:-1], b"\r"
+        if b"\r" in piece:  # CRLF, or CR alone (old Mac files): every CR ends a line
+            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        end = piece.rfind(b"\n")
+        if end < 0:  # no line ends in this piece: read on
+            rest += piece
+            continue
+        block, rest = rest + piece[: end + 1], piece[end + 1 :]
+        yield block
+    if carry:  # the file ends with a lone CR
+        rest += b"\n"
+    if rest:
+        yield rest
+
+
+def _decompressed(path: Path, block_bytes: int):
+    """Pieces of about ``block_bytes`` of the content of ``path``, decompressed."""
+    module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise MissingFileError(f"file not found: {str(path)!r}", str(path)) from None
+    except IsADirectoryError:
+        raise MissingFileError(f"{str(path)!r} is a directory, not a file", str(path)) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    with handle:
+        try:
+            if module is None:
+                while piece := handle.read(block_bytes):
+                    yield piece
+            elif module is gzip:  # zlib directly: it checks the CRC itself, and members follow each other
+                raw = handle.read()
+                while raw:
+                    inflater = zlib.decompressobj(wbits=31)
+                    while raw and not inflater.eof:
+                        yield inflater.decompress(raw, block_bytes)
+                        raw = inflater.unconsumed_tail
+                    if not inflater.eof:
+                        raise EOFError("the compressed data end before the end-of-stream marker")
+                    raw = inflater.unused_data
+            else:
+                with module.open(handle, "rb") as stream:
+                    while piece := stream.read(block_bytes):
+                        yield piece
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+            raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
+
+
 def _show(line: bytes, limit: int = 120) -> str:
     text = line.decode("utf-8", errors="replace").rstrip("\r")
     if len(text) > limit:
@@ -280,15 +359,13 @@ class _Columns:
 
 def _string_series(values) -> pd.Series:
     """A pandas string Series (the default ``str`` dtype) from an Arrow array or a list."""
-    if pa is not None:
-        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-            values = pa.array(values, type=pa.large_string())
-        return values.to_pandas().rename(None)
-    return pd.Series(values, dtype="str")
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = pa.array(values, type=pa.large_string())
+    return values.to_pandas().rename(None)
 
 
 def _numeric_array(values, dtype) -> np.ndarray:
-    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
     return np.asarray(values, dtype=dtype)
 
@@ -296,13 +373,14 @@ def _numeric_array(values, dtype) -> np.ndarray:
 # --------------------------------------------------------------------------- fast path (pyarrow)
 
 
-def _fast_tokens(data: bytes):
-    """Lines of ``data`` split on whitespace, with blank and comment lines removed.
+def _fast_tokens(data: bytes, first_line: int = 1):
+    """Lines of ``data`` (the first one being line ``first_line`` of its file) split on
+    whitespace, with blank and comment lines removed.
 
     Returns ``(tokens, line_numbers, n_comments, n_blanks)`` or ``None`` when the fast path
     cannot handle the data (then the Python parser decides).
     """
-    if pa is None or b"\x00" in data:
+    if b"\x00" in data:
         return None
     lines = pc.split_pattern(pa.array([data], type=pa.large_binary()), pattern=b"\n").flatten()
     if len(lines) and len(lines[len(lines) - 1].as_py()) == 0:
@@ -318,7 +396,7 @@ def _fast_tokens(data: bytes):
     keep_np = keep.to_numpy(zero_copy_only=False)
     n_blanks = int(pc.sum(blank).as_py() or 0)
     n_comments = int(pc.sum(comment).as_py() or 0)
-    line_numbers = np.flatnonzero(keep_np).astype(np.int64) + 1
+    line_numbers = np.flatnonzero(keep_np).astype(np.int64) + first_line
     tokens = pc.ascii_split_whitespace(trimmed.filter(keep))
     return tokens, line_numbers, n_comments, n_blanks
 
@@ -327,8 +405,8 @@ def _fast_all_match(values, pattern: str) -> bool:
     return bool(pc.all(pc.match_substring_regex(values, pattern)).as_py() in (True, None))
 
 
-def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
-    got = _fast_tokens(data)
+def _fast_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Columns]:
+    got = _fast_tokens(data, first_line)
     if got is None:
         return None
     tokens, line_numbers, n_comments, n_blanks = got
@@ -358,6 +436,81 @@ def _fast_run(data: bytes, want_tag: bool) -> Optional[_Columns]:
     if want_tag:
         fields["tag"] = pc.list_element(tokens, 5)
     return _Columns(line_numbers, fields, n_comments, n_blanks)
+
+
+#: the leading fields of a run line as the CSV reader names them
+_CSV_RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+
+
+def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Columns]:
+    """Arrow's CSV reader on a run file whose lines are fields separated by single spaces or
+    single tabs, the common case, or None (then :func:`_fast_run` decides).
+
+    The reader splits on one delimiter and converts in parallel, but knows nothing of the
+    other rules, so only data it cannot misread is given to it, and what it returns is
+    checked: no NUL, ``\\v``, ``\\f``, ``#`` (comments), ``\\r`` only before ``\\n``, and no
+    byte of the other separator; every line the same number of fields (else the reader fails: blank lines,
+    repeated separators); no empty field among the six (a doubled separator on a short
+    line); ranks checked against the integer grammar (Arrow would read ``0x10``) and scores
+    not NaN. Trailing fields (a separator at the end of every line) are ignored.
+    """
+    if not data or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
+        return None
+    if b"\r" in data:  # Windows line ends, which the reader also takes: only as "\r\n"
+        text = np.frombuffer(data, dtype=np.uint8)
+        returns = np.flatnonzero(text == 13)
+        if returns[-1] + 1 >= len(text) or not (text[returns + 1] == 10).all():
+            return None
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)]
+    delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
+    n_fields = first.count(delimiter) + 1
+    if n_fields < 6 or other in data:
+        return None
+    names = _CSV_RUN_FIELDS + [f"extra{i}" for i in range(n_fields - 6)]
+    # Arrow reads "0x10" as an integer: with an "x" anywhere, ranks are read as text (few
+    # distinct values) and checked against the integer grammar
+    hexadecimal = b"x" in data or b"X" in data
+    rank_type = pa.dictionary(pa.int32(), pa.string()) if hexadecimal else pa.int64()
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
+            convert_options=pa_csv.ConvertOptions(
+                include_columns=_CSV_RUN_FIELDS,
+                column_types={"query_id": pa.string(), "q0": pa.string(), "doc_id": pa.string(), "rank": rank_type,
+                              "score": pa.float64(), "tag": pa.string()},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    for name in ("query_id", "q0", "doc_id", "tag"):
+        if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
+            return None
+    if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
+        return None
+    rank = table["rank"]
+    if hexadecimal:
+        ranks = []
+        for chunk in rank.chunks:
+            if not _fast_all_match(chunk.dictionary, _INT_PATTERN):
+                return None
+            try:
+                ranks.append(pc.take(pc.cast(chunk.dictionary, pa.int64()), chunk.indices))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return None
+        rank = pa.chunked_array(ranks, type=pa.int64())
+    fields = {
+        "query_id": table["query_id"],
+        "doc_id": table["doc_id"],
+        "score": table["score"],
+        "rank": rank,
+    }
+    if want_tag:
+        fields["tag"] = table["tag"]
+    return _Columns(range(first_line, first_line + table.num_rows), fields, 0, 0)
 
 
 def _fast_qrels(data: bytes) -> Optional[_Columns]:
@@ -401,8 +554,9 @@ def _looks_like_qrels(fields: Sequence[str]) -> bool:
     return len(fields) == 4 and bool(_RELEVANCE_RE.match(fields[3]))
 
 
-def _python_lines(data: bytes, path: str, hash_data=None):
-    """Yield ``(line_number, fields)`` for every data line; count blanks and comments.
+def _python_lines(data: bytes, path: str, hash_data=None, first_line: int = 1):
+    """Yield ``(line_number, fields)`` for every data line (the first line of ``data`` being
+    line ``first_line`` of the file); count blanks and comments.
 
     A line whose first field starts with ``#`` is a comment unless ``hash_data(fields)``
     says it is data (runs: a well-formed run line whose query id starts with ``#``).
@@ -413,7 +567,7 @@ def _python_lines(data: bytes, path: str, hash_data=None):
     counts = {"comments": 0, "blanks": 0, "first_comment": 0}
 
     def generate():
-        for number, raw in enumerate(lines, start=1):
+        for number, raw in enumerate(lines, start=first_line):
             if b"\x00" in raw:
                 raise ParseError("the line holds a NUL byte (run and qrels files are text)", path, number)
             parts = raw.split()
@@ -440,8 +594,8 @@ def _parse_int(text: str, what: str, path: str, number: int, raw: bytes) -> int:
     return value
 
 
-def _python_run(data: bytes, path: str, want_tag: bool) -> _Columns:
-    lines, counts = _python_lines(data, path, hash_data=_looks_like_run)
+def _python_run(data: bytes, path: str, want_tag: bool, first_line: int = 1) -> _Columns:
+    lines, counts = _python_lines(data, path, hash_data=_looks_like_run, first_line=first_line)
     numbers: list[int] = []
     qid: list[str] = []
     doc: list[str] = []
@@ -534,14 +688,24 @@ def _log_skipped(path: str, columns: _Columns) -> None:
 
 
 def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
-    data = _read_bytes(path)
-    columns = None
-    if engine == "auto":
-        columns = _fast_run(data, want_tag)
-    if columns is None:
-        columns = _python_run(data, str(path), want_tag)
+    """Parse a run file block by block: Arrow's CSV reader where the lines are plainly
+    separated (:func:`_csv_run`), else Arrow's string kernels (:func:`_fast_run`), else (and
+    with ``engine="python"``) the line-by-line parser, which raises the error with its line
+    number. Only one block of text is held at a time, also on the way to an error."""
+    parts = []
+    for block, first_line in _blocks(path):
+        columns = None
+        if engine == "auto":
+            columns = _csv_run(block, want_tag, first_line)
+            if columns is None:
+                columns = _fast_run(block, want_tag, first_line)
+        if columns is None:
+            columns = _python_run(block, str(path), want_tag, first_line)
+        parts.append(columns)
+    columns = _concatenate(parts)
     if len(columns.line) == 0:
-        what = "is empty" if not data.strip() else "holds no run line (only comments or blank lines)"
+        # a file without data lines is empty unless some line holds a comment
+        what = "is empty" if not columns.comments else "holds no run line (only comments or blank lines)"
         raise ParseError(f"the run file {what}; expected lines of {_RUN_FIELDS}", str(path))
     if columns.comments:  # trec_eval 9 has no comment lines in runs: never skip them silently
         warnings.warn(
@@ -552,6 +716,32 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
         )
     _log_skipped(str(path), columns)
     return columns
+
+
+def _concatenate(parts: list) -> _Columns:
+    """One file's blocks as one :class:`_Columns` (Arrow columns of one chunk per block)."""
+    if len(parts) <= 1:
+        return parts[0] if parts else _Columns(range(1, 1), {}, 0, 0)
+    lines = [part.line for part in parts]
+    if all(isinstance(each, range) for each in lines) and all(
+        a.stop == b.start for a, b in zip(lines[:-1], lines[1:])
+    ):
+        line = range(lines[0].start, lines[-1].stop)
+    else:
+        line = np.concatenate([np.asarray(each, dtype=np.int64) if not isinstance(each, range)
+                               else np.arange(each.start, each.stop, dtype=np.int64) for each in lines])
+    fields = {}
+    for name, first in parts[0].fields.items():
+        values = [part.fields[name] for part in parts]
+        if name in ("score", "rank"):
+            fields[name] = np.concatenate([_numeric_array(v, np.float64 if name == "score" else np.int64) for v in values])
+        else:
+            chunks = []
+            for v in values:
+                v = v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v, type=pa.large_string())
+                chunks.extend(v.chunks if isinstance(v, pa.ChunkedArray) else [v])
+            fields[name] = pa.chunked_array([c.cast(pa.large_string()) for c in chunks], type=pa.large_string())
+    return _Columns(line, fields, sum(p.comments for p in parts), sum(p.blanks for p in parts))
 
 
 def _duplicate_details(frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray) -> str:
@@ -704,23 +894,59 @@ def read_run(
                     )
                 tag_files[tag] = path
         else:
-            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n) if pa is not None else [each] * n)
-        frame = pd.DataFrame(
-            {
-                "run": run,
-                "query_id": _string_series(fields["query_id"]),
-                "doc_id": _string_series(fields["doc_id"]),
-                "score": _numeric_array(fields["score"], np.float64),
-                "rank": _numeric_array(fields["rank"], np.int64),
-            }
-        )
-        frame = _validate_with_path(
-            frame, ["run", "query_id", "doc_id"], columns.line, duplicates, str(path), "run"
-        )
-        frames.append(frame)
-    if len(frames) == 1:
-        return frames[0].reset_index(drop=True)
-    return pd.concat(frames, ignore_index=True)
+            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n))
+        columns_of_file = {
+            "run": run,
+            "query_id": _string_series(fields["query_id"]),
+            "doc_id": _string_series(fields["doc_id"]),
+            "score": _numeric_array(fields["score"], np.float64),
+            "rank": _numeric_array(fields["rank"], np.int64),
+        }
+        keys = ["run", "query_id", "doc_id"]
+        if duplicates not in ("error", "first", "max"):  # refused with the policy's message
+            _validate_with_path(pd.DataFrame(columns_of_file), keys, columns.line, duplicates, str(path), "run")
+        suspect = _lists_that_may_repeat(columns_of_file, one_run=run_from == "file")
+        if suspect is not None:
+            # the exact check of pdeval.frames.as_run, on the rows of those lists only
+            rows = np.flatnonzero(suspect)
+            lines = columns.line if isinstance(columns.line, np.ndarray) else np.arange(columns.line.start, columns.line.stop)
+            kept = _validate_with_path(
+                pd.DataFrame({name: values.iloc[rows] if isinstance(values, pd.Series) else values[rows]
+                              for name, values in columns_of_file.items()}).reset_index(drop=True),
+                keys, lines[rows], duplicates, str(path), "run",
+            )
+            if len(kept) < len(rows):
+                keep = ~suspect
+                keep[rows[kept.index.to_numpy()]] = True
+                columns_of_file = {name: values[keep].reset_index(drop=True) if isinstance(values, pd.Series)
+                                   else values[keep] for name, values in columns_of_file.items()}
+        frames.append(columns_of_file)
+        del columns
+    return _stack(frames)
+
+
+def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]:
+    """Which rows of a file's columns belong to a (run, topic) list in which two rows have
+    the same integer key (the ids' packed words' fingerprint, or their code), or None: a
+    document repeated in a list always is such a pair, so the other lists need no check."""
+    topic, topics = encode(columns["query_id"])
+    if not one_run:
+        topic = encode(columns["run"])[0] * len(topics) + topic
+    words = packed_ids(columns["doc_id"])
+    key = fingerprint(words) if words is not None else encode(columns["doc_id"])[0]
+    return groups_with_repeats(topic, key)
+
+
+def _stack(files: list) -> pd.DataFrame:
+    """The files' columns one under the other (Arrow string columns as chunks, no copy)."""
+    columns = {}
+    for name in files[0]:
+        if name in ("score", "rank"):
+            columns[name] = np.concatenate([np.asarray(each[name]) for each in files])
+        else:
+            chunks = [chunk.cast(pa.large_string()) for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
+            columns[name] = pa.chunked_array(chunks, type=pa.large_string()).to_pandas()
+    return pd.DataFrame(columns, copy=False)
 
 
 def read_qrels(
@@ -807,9 +1033,7 @@ def _check_tokens(series: pd.Series, what: str, *, leading: bool = False) -> Non
 
 def _format_floats(values: np.ndarray) -> list[str]:
     """Shortest strings that read back as exactly the same float64."""
-    if pa is not None:
-        return pc.cast(pa.array(values, type=pa.float64()), pa.string()).to_pylist()
-    return [repr(float(v)) for v in values]
+    return pc.cast(pa.array(values, type=pa.float64()), pa.string()).to_pylist()
 
 
 def _open_for_writing(path: Path):

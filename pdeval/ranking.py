@@ -14,7 +14,7 @@ trec_eval 10 keep doubles, like the default ``"float64"``.
 
 from __future__ import annotations
 
-from typing import Iterable, Literal, Optional
+from typing import Iterable, Literal, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,48 +34,233 @@ def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "fl
     raise PdevalError(f"score_precision must be 'float64' or 'float32', not {score_precision!r}")
 
 
+#: cells of one matrix of segments: bounds the memory of the per-segment sorts
+_MATRIX_CELLS = 1 << 20
+
+
+def _width_classes(lengths: np.ndarray):
+    """Segments of two or more rows grouped into matrices: ``(segments, width)``.
+
+    With few distinct lengths (run files cut every list at the same depth) each length is
+    its own matrix, without padding; otherwise segments are grouped by the power of two
+    that holds them (at most 2x padding). Matrices hold about :data:`_MATRIX_CELLS` cells.
+    """
+    long = np.flatnonzero(lengths > 1)
+    if not len(long):
+        return
+    counts = np.bincount(lengths[long])
+    distinct = np.flatnonzero(counts)
+    if len(distinct) <= 16:
+        classes, widths = lengths[long], distinct
+    else:
+        classes = np.ceil(np.log2(lengths[long])).astype(np.int64)
+        widths = np.flatnonzero(np.bincount(classes))
+    for width in widths:
+        segments = long[classes == width]
+        width = int(width) if len(distinct) <= 16 else 1 << int(width)
+        step = max(1, _MATRIX_CELLS // width)  # matrices of at most about a million cells
+        for start in range(0, len(segments), step):
+            yield segments[start : start + step], width
+
+
+def _padded(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """Row positions of segments laid out as a ``(segments, width)`` matrix, and which are real
+    (None: all are). Padding comes at the end of each row; its positions point at row 0."""
+    columns = np.arange(width)
+    if bool((lengths == width).all()):
+        if len(starts) > 1 and bool((np.diff(starts) == width).all()):  # consecutive segments
+            return (starts[0] + np.arange(len(starts) * width)).reshape(len(starts), width), None
+        return starts[:, None] + columns, None
+    valid = columns < lengths[:, None]
+    return np.where(valid, starts[:, None] + columns, 0), valid
+
+
+def _pad_value(values: np.ndarray):
+    return np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).max
+
+
+def _matrix(key: np.ndarray, positions: np.ndarray, valid: Optional[np.ndarray]) -> np.ndarray:
+    """``key`` at ``positions``; padding holds the key's largest value (sorted last)."""
+    if valid is None:
+        first = int(positions[0, 0])
+        if positions[-1, -1] - first == positions.size - 1:  # consecutive rows: a view
+            return key[first : first + positions.size].reshape(positions.shape)
+        return key[positions]
+    return np.where(valid, key[positions], _pad_value(key))
+
+
+def sort_within(offsets: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
+    """The permutation that sorts each segment ``offsets[i]:offsets[i+1]`` by ``keys``.
+
+    ``keys`` follow :func:`numpy.lexsort`: the last key is the primary one; ties keep their
+    order (stable). Segments are sorted as the rows of matrices (:func:`_width_classes`):
+    sorting many short rows stays in cache and is several times faster than one sort of
+    all rows, and rows never cross segments.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    permutation = np.arange(offsets[-1] if len(offsets) else 0, dtype=np.int64)
+    lengths = np.diff(offsets)
+    for segments, width in _width_classes(lengths):
+        positions, valid = _padded(offsets[segments], lengths[segments], width)
+        # a stable sort leaves the padding (each key's largest value) after the real rows
+        matrices = [_matrix(key, positions, valid) for key in keys]
+        if len(matrices) == 1:
+            by_row = np.argsort(matrices[0], axis=1, kind="stable")
+        else:
+            by_row = np.lexsort(matrices, axis=1)
+        moved = np.take_along_axis(positions, by_row, axis=1)
+        if valid is None:
+            permutation[positions.ravel()] = moved.ravel()
+        else:
+            permutation[positions[valid]] = moved[valid]
+    return permutation
+
+
+def segments_with_repeats(offsets: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The segments ``offsets[i]:offsets[i+1]`` inside which some value of ``key`` occurs twice."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    found = []
+    for segments, width in _width_classes(lengths):
+        positions, valid = _padded(offsets[segments], lengths[segments], width)
+        values = np.sort(_matrix(key, positions, valid), axis=1)
+        # the real values are the smallest ones, so they fill each row's first columns
+        repeated = values[:, 1:] == values[:, :-1]
+        if valid is not None:
+            repeated &= valid[:, 1:]
+        found.append(segments[repeated.any(axis=1)])
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def groups_with_repeats(group: np.ndarray, key: np.ndarray) -> Optional[np.ndarray]:
+    """Which rows belong to a group inside which some value of ``key`` occurs twice (a bool
+    per row), or None when no group has a repeated value."""
+    if len(group) < 2:
+        return None
+    order = group_major(group)
+    sorted_group = group if order is None else group[order]
+    n = len(group)
+    offsets = np.concatenate(([0], np.flatnonzero(sorted_group[1:] != sorted_group[:-1]) + 1, [n]))
+    repeated = segments_with_repeats(offsets, key if order is None else key[order])
+    if not len(repeated):
+        return None
+    return np.isin(group, sorted_group[offsets[repeated]])
+
+
+def group_major(group: np.ndarray) -> Optional[np.ndarray]:
+    """The stable permutation that sorts rows by ``group``, or None when they already are.
+
+    Run files list each (run, topic) in one block of lines, though not always in sorted
+    order (``qtest.10`` follows ``qtest.9``): then whole blocks are moved, without a sort
+    of the rows. Only groups split over several blocks take a stable sort of the rows.
+    """
+    n = len(group)
+    if n < 2:
+        return None
+    starts = np.concatenate(([0], np.flatnonzero(group[1:] != group[:-1]) + 1))
+    block_group = group[starts]
+    if bool(np.all(block_group[1:] > block_group[:-1])):
+        return None
+    by_group = np.argsort(block_group, kind="stable")
+    if bool(np.all(np.diff(block_group[by_group]) > 0)):  # every group is one block
+        lengths = np.diff(np.append(starts, n))[by_group]
+        new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        return np.repeat(starts[by_group] - new_starts, lengths) + np.arange(n, dtype=np.int64)
+    narrow = group.astype(np.int16) if group.max() < np.iinfo(np.int16).max else group
+    return np.argsort(narrow, kind="stable")
+
+
+def _distinct(ascending: np.ndarray) -> np.ndarray:
+    """The distinct values of an ascending array."""
+    return ascending[np.concatenate(([True], ascending[1:] != ascending[:-1]))]
+
+
+def _descending_keys(words: np.ndarray, rows: np.ndarray, varying_only: bool = False) -> list[np.ndarray]:
+    """:func:`numpy.lexsort` keys that order ``rows`` by doc id descending (the word columns
+    inverted, last word first). With ``varying_only``, words all these rows share (a common
+    id prefix, which cannot order them) are left out."""
+    keys = []
+    for column in range(words.shape[1]):
+        values = words[:, column][rows]
+        if not varying_only or values.min() != values.max():
+            keys.append(np.invert(values))
+    return keys[::-1] or [np.invert(words[:, 0][rows])]
+
+
+def _greater(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Whether the doc key of row ``left[i]`` is greater than that of ``right[i]``: words
+    compared one column after the other, each only where the earlier ones are equal."""
+    a, b = words[:, 0][left], words[:, 0][right]
+    greater = a > b
+    undecided = np.flatnonzero(a == b)
+    for column in range(1, words.shape[1]):
+        if not len(undecided):
+            break
+        a, b = words[:, column][left[undecided]], words[:, column][right[undecided]]
+        greater[undecided] = a > b
+        undecided = undecided[a == b]
+    return greater
+
+
+def _segments_of(block_starts: np.ndarray, block_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the given blocks of rows (start and end positions), concatenated,
+    and their offsets."""
+    lengths = block_ends - block_starts
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    rows = np.repeat(block_starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    return rows, offsets
+
+
 def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
     """The permutation that puts rows in trec_eval order within each group.
 
     Rows are sorted by ``group`` ascending, then ``score`` descending, then doc id
     descending in byte order. ``doc_key`` stands for the doc ids: integers (one per row) or
-    rows of words (:func:`pdeval.ids.packed_ids`) whose order is the ids' byte order. Rows
-    already in order (a run read from a file in rank order) skip the score sort; otherwise
-    scores are sorted once and groups by a stable radix-friendly pass. Only runs of tied
-    scores are then re-sorted by doc id.
+    rows of words (:func:`pdeval.ids.packed_ids`) whose order is the ids' byte order.
+
+    Only what is out of order is sorted: groups are brought together by moving blocks
+    (:func:`group_major`); a group whose scores rise somewhere is sorted whole, by score
+    and doc id, on its own (:func:`sort_within`); elsewhere only runs of tied scores whose
+    doc ids are not already descending are re-sorted, each on its own. A run file written
+    in rank order therefore costs a few linear passes, whatever its ids.
     """
     group = np.asarray(group)
     n = len(group)
     if n == 0:
         return np.arange(0, dtype=np.int64)
-    same_group = group[1:] == group[:-1]
-    in_order = bool(np.all(group[1:] >= group[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_group))
-    if in_order:
-        order = np.arange(n, dtype=np.int64)
-        sorted_group, sorted_score = group, score
+    words = doc_key.reshape(n, -1)
+    order = group_major(group)
+    if order is None:
+        order, sorted_group, sorted_score = np.arange(n, dtype=np.int64), group, score
     else:
-        by_score = np.argsort(-score)
-        narrow = group.astype(np.int16) if group.max() < np.iinfo(np.int16).max else group
-        order = by_score[np.argsort(narrow[by_score], kind="stable")]
         sorted_group, sorted_score = group[order], score[order]
-    tied_with_next = (sorted_group[1:] == sorted_group[:-1]) & (sorted_score[1:] == sorted_score[:-1])
-    if tied_with_next.any():
-        tied = np.zeros(n, dtype=bool)
-        tied[:-1] |= tied_with_next
-        tied[1:] |= tied_with_next
-        positions = np.flatnonzero(tied)
-        block = np.cumsum(np.concatenate(([True], ~tied_with_next[positions[:-1]])))
-        n_tied = len(positions)
-        tied_keys = doc_key[order[positions]].reshape(n_tied, -1)
-        # words that all tied rows share (a common id prefix) cannot order them
-        varying = [column for column in range(tied_keys.shape[1]) if (tied_keys[:, column] != tied_keys[0, column]).any()]
-        tied_keys = tied_keys[:, varying or [0]]
-        # each tied row's rank in byte order among all tied rows, then one sort by
-        # (block, rank descending); a lexsort over (block, words) is several times slower
-        by_doc = np.argsort(tied_keys[:, 0]) if tied_keys.shape[1] == 1 else np.lexsort(tied_keys.T[::-1])
-        doc_rank = np.empty(n_tied, dtype=np.int64)
-        doc_rank[by_doc] = np.arange(n_tied)
-        order[positions] = order[positions[np.argsort(block * n_tied + (n_tied - 1 - doc_rank))]]
+    same_group = sorted_group[1:] == sorted_group[:-1]
+    rising = same_group & (sorted_score[1:] > sorted_score[:-1])
+    if rising.any():  # such groups are sorted whole, ties included
+        bad = _distinct(sorted_group[1:][rising])
+        rows, offsets = _segments_of(
+            np.searchsorted(sorted_group, bad, "left"), np.searchsorted(sorted_group, bad, "right")
+        )
+        picked = order[rows]
+        order[rows] = picked[sort_within(offsets, _descending_keys(words, picked) + [-score[picked]])]
+        sorted_score = sorted_score.copy() if sorted_score is score else sorted_score
+        sorted_score[rows] = score[order[rows]]
+    tied_with_next = same_group & (sorted_score[1:] == sorted_score[:-1])
+    pairs = np.flatnonzero(tied_with_next)
+    if not len(pairs):
+        return order
+    misordered = ~_greater(words, order[pairs], order[pairs + 1])
+    if not misordered.any():
+        return order
+    # blocks of tied rows: a block starts at a tied pair that does not follow another
+    starts_block = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
+    block_first = pairs[starts_block]
+    block_last = pairs[np.append(starts_block[1:], True)] + 1
+    bad = _distinct(np.cumsum(starts_block)[misordered] - 1)
+    rows, offsets = _segments_of(block_first[bad], block_last[bad] + 1)
+    picked = order[rows]
+    order[rows] = picked[sort_within(offsets, _descending_keys(words, picked, varying_only=True))]
     return order
 
 

@@ -28,7 +28,7 @@ def arrow_series(values, chunk_size=None):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(ID_TEXT, min_size=1, max_size=100), st.sampled_from([None, 1, 7]))  # chunk size 1: up to 100 chunks, combined past 64
+@given(st.lists(ID_TEXT, min_size=1, max_size=100), st.sampled_from([None, 1, 7]))  # chunk size 1: up to 100 chunks
 def test_packed_words_compare_like_the_utf8_bytes(ids, chunk_size):
     words = packed_ids(arrow_series(ids, chunk_size))
     encoded = [i.encode("utf-8") for i in ids]

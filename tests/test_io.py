@@ -11,6 +11,7 @@ import gzip
 import lzma
 import re
 import warnings
+from unittest import mock
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pdeval.io
 from pdeval.errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
 from pdeval.frames import as_run
 from pdeval.io import (
@@ -625,6 +627,38 @@ def test_fast_and_python_parsers_agree_on_anything(tmp_path, content):
             assert fast[1] == slow[1]
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.lists(st.one_of(lines, valid_lines, valid_lines), min_size=1, max_size=30).map("\n".join),
+       block_bytes=st.sampled_from([1, 16, 64, 200]), compressed=st.booleans())
+def test_a_file_read_in_blocks_reads_as_one_block(tmp_path, content, block_bytes, compressed):
+    # big files are parsed block by block (each block by the first parser that accepts it):
+    # the frame, and the line numbers of errors, are those of the whole file at once
+    path = write(tmp_path, "blocks.txt.gz" if compressed else "blocks.txt", content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdevalWarning)
+        whole = outcome(read_run, path, "python")
+        with mock.patch.object(pdeval.io, "_BLOCK_BYTES", block_bytes):
+            in_blocks = outcome(read_run, path, "auto"), outcome(read_run, path, "python")
+    for got in in_blocks:
+        assert got[0] == whole[0]
+        if got[0] == "ok":
+            pd.testing.assert_frame_equal(got[1], whole[1])
+        else:
+            assert got[1] == whole[1]
+
+
+def test_a_bad_line_deep_in_a_big_file_is_named_exactly(tmp_path):
+    good = "".join(f"q{t} Q0 doc{t}_{d} {d} {1000 - d} run\n" for t in range(30) for d in range(200))
+    bad_line = 6000 - 17
+    lines_ = good.splitlines(keepends=True)
+    lines_[bad_line - 1] = "q5 Q0 broken 1\n"
+    path = write(tmp_path, "deep.txt.gz", "".join(lines_))
+    with mock.patch.object(pdeval.io, "_BLOCK_BYTES", 4096):
+        with pytest.raises(ParseError) as error:
+            read_run(path)
+    assert_names_file_and_line(error, path, bad_line)
+
+
 # --------------------------------------------------------------------------- the shared data
 
 QUIRKY_SHARED = [
@@ -687,3 +721,28 @@ def test_shared_qrels():
     final = read_qrels_both(SHARED / "clef2018-chs-task1" / "qrels.txt")
     partial = read_qrels_both(SHARED / "clef2018-chs-task1" / "aux" / "qrels_partial_20180911.txt")
     assert (len(final), len(partial)) == (26025, 18764)
+
+
+@pytest.mark.parametrize("data, accepted", [
+    ("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 t\n", True),
+    ("q1\tQ0\td1\t1\t2.5\tt\nq1\tQ0\td2\t2\t2\tt", True),
+    ("q1 Q0 d1 1 2.5 t \nq1 Q0 d2 2 2 t \n", True),  # a separator ending every line: ignored
+    ("q1 Q0 d1 0x10 2.5 t\n", False),  # Arrow reads hexadecimal integers; the grammar does not
+    ("q1 Q0 d1 1 nan t\n", False),
+    ("q1  d1 1 2.5 t\n", False),  # five fields and a doubled separator: an empty field
+    ("q1 Q0 d1 1 2.5 t\n# comment\n", False),
+    ("q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 2 t\r\n", True),  # Windows line ends
+    ("q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 2 t\n", False),  # a lone carriage return is a separator
+    ("q1 Q0 d1 1 2.5 t\r", False),
+    ("q1 Q0 d1 1 2.5 t\nq1\tQ0 d2 2 2 t\n", False),
+    ("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 2 t\n", False),
+    ("q1 Q0 d1 1 +2.5 t\nq1 Q0 d1 2 2.5\n", False),
+])
+def test_the_csv_reader_gets_only_what_it_cannot_misread(data, accepted):
+    got = pdeval.io._csv_run(data.encode(), want_tag=True)
+    assert (got is not None) == accepted
+    if accepted:
+        expected = pdeval.io._python_run(data.encode(), "x", want_tag=True)
+        for name in ("query_id", "doc_id", "tag", "score", "rank"):
+            assert list(got.fields[name].to_pylist()) == list(expected.fields[name]), name
+        assert list(got.line) == list(expected.line)

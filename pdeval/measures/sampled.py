@@ -526,7 +526,8 @@ def inferred_interpolated_precision(seg: Segments, *, recall=None, max_results: 
     lengths = view.lengths
     ends = view.offsets[1:] - 1
     cuts = strata.num_rel[seg.topic][:, None] * np.asarray(RECALL_POINTS)[None, :]
-    last = np.where(lengths > 0, estimate[np.maximum(ends, 0)], 0.0)
+    # the estimate at each list's last rank (0 for an empty list; no rows at all: every list empty)
+    last = np.where(lengths > 0, estimate[np.maximum(ends, 0)], 0.0) if len(estimate) else np.zeros(len(lengths))
     current = (cuts <= last[:, None]).sum(axis=1) - 1  # the script's first while loop
     best = np.zeros(seg.n_segments)
     value = np.zeros((seg.n_segments, len(RECALL_POINTS)))
