@@ -234,27 +234,9 @@ def _resolve_sources(source: RunSource) -> list[Path]:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The content of ``path``, decompressed according to its suffix."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
-        raise MissingFileError(f"file not found: {str(path)!r}", str(path)) from None
-    except IsADirectoryError:
-        raise MissingFileError(f"{str(path)!r} is a directory, not a file", str(path)) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
-    module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
-    if module is not None:
-        try:
-            raw = module.decompress(raw)
-        except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
-            raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
-    if raw.startswith(codecs.BOM_UTF8):  # a byte-order mark is not part of the first query id
-        raw = raw[len(codecs.BOM_UTF8) :]
-    if b"\r" in raw:  # CRLF, or CR alone (old Mac files): every CR ends a line
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw
+    """The whole content of ``path``, decompressed according to its suffix, without a leading
+    byte-order mark and with every CR line end made a LF (the block reader's pieces, joined)."""
+    return b"".join(_line_blocks(path, _BLOCK_BYTES))
 
 
 #: decompressed bytes parsed at a time: a file of any size is never held whole

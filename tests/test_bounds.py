@@ -158,6 +158,10 @@ def test_bounds_keep_qrels_variants_apart(collection):
     measures = ["AP", "nDCG@3", "Bpref", "RBP", "infAP", "Judged@2"]
     together = pdeval.bounds(run, both, measures, undefined="nan")
     for level, part in ((100, qrels), (50, reduced)):
+        if not set(part["query_id"]) & set(run["query_id"]):  # alone, that variant is an error
+            with pytest.raises(pdeval.errors.OverlapError):
+                pdeval.bounds(run, part, measures, undefined="nan")
+            continue
         alone = pdeval.bounds(run, part, measures, undefined="nan")  # default grade: each variant's own top
         mine = together[together["level"] == level].drop(columns="level").reset_index(drop=True)
         pd.testing.assert_frame_equal(mine, alone.reset_index(drop=True), check_dtype=False)

@@ -192,19 +192,22 @@ _MAX_RESULTS_DOC = (
 )
 
 
-@register(
+def _sample_eval(name: str, **spec):
+    """Register a measure of ``sample_eval.pl``: its reference, its treatment of unjudged and
+    pooled documents (unless ``spec`` says otherwise) and no prime."""
+    spec.setdefault("unjudged", STRATIFIED_UNJUDGED)
+    return register(name, pooled=STRATIFIED_POOLED, reference=SAMPLE_EVAL, no_prime=NO_PRIME, **spec)
+
+
+@_sample_eval(
     "xinfAP",
     rel=True,
     params={"variant": "clinical", "max_results": 1000},
     choices={"variant": VARIANTS},
     aliases=("extended_infAP",),
     summary="extended inferred AP over a stratified sample of the pool (sample_eval.pl's infAP)",
-    unjudged=STRATIFIED_UNJUDGED,
-    pooled=STRATIFIED_POOLED,
     unretrieved="estimated in R (per stratum: judged relevant x documents / judged)",
-    reference=SAMPLE_EVAL,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def xinf_ap(seg: Segments, *, variant: str = "clinical", max_results: int = 1000, rel: int = 1) -> np.ndarray:
     """xinfAP, the extended inferred AP of Yilmaz, Kanoulas & Aslam (SIGIR 2008), as NIST's
@@ -329,18 +332,14 @@ def _ideal_dcg(table: QrelsTable, variant: str, max_results: int, gains: Optiona
     return ideal
 
 
-@register(
+@_sample_eval(
     "infNDCG",
     gains=True,
     params={"variant": "clinical", "max_results": 1000},
     choices={"variant": VARIANTS},
     summary="inferred nDCG over a stratified sample of the pool (sample_eval.pl's infNDCG)",
-    unjudged=STRATIFIED_UNJUDGED,
-    pooled=STRATIFIED_POOLED,
     unretrieved="estimated in the ideal DCG (per grade and stratum)",
-    reference=SAMPLE_EVAL,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def inf_ndcg(
     seg: Segments,
@@ -407,18 +406,14 @@ def _estimated_relevant_retrieved(seg: Segments, rel: int, cutoff: Optional[int]
     return _estimated_relevant(docs, relevant, sampled)
 
 
-@register(
+@_sample_eval(
     "iP",
     rel=True,
     cutoff="required",
     params={"max_results": 1000},
     summary="inferred precision at k over a stratified sample (sample_eval.pl's iP<k>)",
-    unjudged=STRATIFIED_UNJUDGED,
-    pooled=STRATIFIED_POOLED,
     unretrieved="not counted",
-    reference=SAMPLE_EVAL,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def inferred_precision(seg: Segments, *, cutoff: int, max_results: int = 1000, rel: int = 1) -> np.ndarray:
     """iP@k: the estimated number of relevant documents in the first k ranks, divided by k.
@@ -435,17 +430,13 @@ def inferred_precision(seg: Segments, *, cutoff: int, max_results: int = 1000, r
     return _estimated_relevant_retrieved(seg.cut(max_results), rel, cutoff) / float(cutoff)
 
 
-@register(
+@_sample_eval(
     "inum_rel_ret",
     rel=True,
     params={"max_results": 1000},
     summary="estimated number of relevant documents retrieved (sample_eval.pl's inum_rel_ret; its 'all' line is the sum)",
-    unjudged=STRATIFIED_UNJUDGED,
-    pooled=STRATIFIED_POOLED,
     unretrieved="not counted",
-    reference=SAMPLE_EVAL,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def inferred_num_rel_ret(seg: Segments, *, max_results: int = 1000, rel: int = 1) -> np.ndarray:
     """inum_rel_ret = Σ_c n_c · (r_c + 1e-5) / (s_c + 3e-5) over the first ``max_results``
@@ -457,16 +448,13 @@ def inferred_num_rel_ret(seg: Segments, *, max_results: int = 1000, rel: int = 1
     return _estimated_relevant_retrieved(seg.cut(max_results), rel, None)
 
 
-@register(
+@_sample_eval(
     "inum_rel",
     rel=True,
     summary="estimated number of relevant documents R̂ (sample_eval.pl's inum_rel; its 'all' line sums every qrels topic)",
     unjudged="not counted",
-    pooled=STRATIFIED_POOLED,
     unretrieved="counted (estimated)",
-    reference=SAMPLE_EVAL,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def inferred_num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """R̂ = Σ_{c: s_c>0} r_c · |c| / s_c: each stratum's judged relevant documents scaled by
@@ -480,17 +468,13 @@ def inferred_num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 
 
-@register(
+@_sample_eval(
     "iprec_at_recall",
     rel=True,
     params={"recall": None, "max_results": 1000},
     required=("recall",),
     summary="inferred interpolated precision at a recall level 0, 0.1, ..., 1 (sample_eval.pl's iprec@rec lines)",
-    unjudged=STRATIFIED_UNJUDGED,
-    pooled=STRATIFIED_POOLED,
     unretrieved="estimated in R (the recall levels are fractions of R̂)",
-    reference=SAMPLE_EVAL,
-    no_prime=NO_PRIME,
 )
 def inferred_interpolated_precision(seg: Segments, *, recall=None, max_results: int = 1000, rel: int = 1) -> np.ndarray:
     """Interpolated precision at recall ``recall`` ∈ {0, 0.1, ..., 1}, estimated as
@@ -629,16 +613,20 @@ def _stat_list(seg: Segments, rel: int) -> _StatList:
     return seg._views[key]
 
 
-@register(
+def _statap(name: str, **spec):
+    """Register a measure of ``statAP_MQ_eval``: its reference, its treatment of unjudged and
+    pooled documents (unless ``spec`` says otherwise) and no prime."""
+    spec.setdefault("unjudged", STAT_UNJUDGED)
+    spec.setdefault("pooled", STAT_POOLED)
+    return register(name, reference=STATAP, no_prime=NO_PRIME, **spec)
+
+
+@_statap(
     "statAP",
     rel=True,
     summary="statistical AP: AP estimated from a sample with known inclusion probabilities",
-    unjudged=STAT_UNJUDGED,
-    pooled=STAT_POOLED,
     unretrieved="estimated in R (Σ 1/π over the sampled relevant documents)",
-    reference=STATAP,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def stat_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """statAP (Aslam, Pavlu & Yilmaz 2006) as ``statAP_MQ_eval_v3.pl`` computes it.
@@ -665,19 +653,15 @@ def stat_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
     return _stat_list(seg, rel).statap
 
 
-@register(
+@_statap(
     "statAP_var",
     rel=True,
     params={"version": "v3"},
     choices={"version": STAT_VERSIONS},
     aliases=("var_statAP",),
     summary="the per-topic variance estimate of statAP (statAP_MQ_eval's varAP)",
-    unjudged=STAT_UNJUDGED,
-    pooled=STAT_POOLED,
     unretrieved="enter the variance with y = -statAP/π",
-    reference=STATAP,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def stat_ap_variance(seg: Segments, *, version: str = "v3", rel: int = 1) -> np.ndarray:
     """The variance estimate of statAP printed by ``statAP_MQ_eval`` (``varAP``).
@@ -734,15 +718,11 @@ def stat_ap_variance(seg: Segments, *, version: str = "v3", rel: int = 1) -> np.
     return np.where((stat.num_rel > 0) & (sampled > 1), var, np.nan)
 
 
-@register(
+@_statap(
     "statRprec",
     rel=True,
     summary="statistical R-precision: Σ 1/π of the sampled relevant documents in the first round(R̂) ranks / round(R̂)",
-    unjudged=STAT_UNJUDGED,
-    pooled=STAT_POOLED,
     unretrieved="estimated in R",
-    reference=STATAP,
-    no_prime=NO_PRIME,
 )
 def stat_rprec(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """statRprec = (Σ_{sampled relevant d at rank ≤ ρ} 1/π_d) / ρ with ρ = round(R̂) = int(R̂ + 0.5);
@@ -761,18 +741,14 @@ def stat_rprec(seg: Segments, *, rel: int = 1) -> np.ndarray:
     return np.where(stat.num_rel > 0, value, np.nan)
 
 
-@register(
+@_statap(
     "statP",
     rel=True,
     cutoff="required",
     params={"version": "v3"},
     choices={"version": STAT_VERSIONS},
     summary="statistical precision at k: Σ 1/π of the sampled relevant documents in the first k ranks / k",
-    unjudged=STAT_UNJUDGED,
-    pooled=STAT_POOLED,
     unretrieved="not counted",
-    reference=STATAP,
-    no_prime=NO_PRIME,
 )
 def stat_precision(seg: Segments, *, cutoff: int, version: str = "v3", rel: int = 1) -> np.ndarray:
     """statP@k = (Σ_{sampled relevant d at rank ≤ k} 1/π_d) / k (v3 reports k = 30). The v4
@@ -796,7 +772,7 @@ def _discount_prefix(length: int) -> np.ndarray:
     return np.concatenate(([0.0], np.cumsum(1.0 / (np.log(ranks + 1.0) / np.log(2.0)))))
 
 
-@register(
+@_statap(
     "statnDCG",
     cutoff="required",
     params={"version": "v3"},
@@ -805,9 +781,7 @@ def _discount_prefix(length: int) -> np.ndarray:
     unjudged="gain 0",
     pooled="gain 0",
     unretrieved="in the ideal list (sampled documents only)",
-    reference=STATAP,
     sparse=True,
-    no_prime=NO_PRIME,
 )
 def stat_ndcg(seg: Segments, *, cutoff: int, version: str = "v3") -> np.ndarray:
     """statnDCG@k = Σ_{r ≤ k} (2^level_r − 1)/log2(r + 1) / IDCG, levels of the sampled

@@ -35,7 +35,7 @@ Conventions of the reference tools, as options:
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import numpy as np
 import pandas as pd
@@ -269,55 +269,43 @@ _CWL_REGISTRATION = dict(
 )
 
 
-@register(
+def _cwl_measure(name: str, continuation_of: Callable[[float], Callable], formula: str):
+    """The kernel of a C/W/L measure whose continuation C(i) depends on the parameter T:
+    ``continuation_of(T)`` gives it, :func:`cwl` does the rest."""
+
+    def kernel(
+        seg: Segments,
+        *,
+        T: float = 1.0,
+        quantity: str = "rate",
+        residual: bool = False,
+        n: int = 1000,
+        rel: Optional[int] = None,
+        gains: Gains = None,
+        gain_max: Optional[float] = None,
+    ) -> np.ndarray:
+        return cwl(seg, continuation_of(_check_t(T, name)), quantity=quantity, residual=residual, n=n, rel=rel,
+                   gains=gains, gain_max=gain_max, name=name)
+
+    kernel.__name__ = kernel.__qualname__ = name.lower()
+    kernel.__doc__ = formula + _CWL_DOC
+    return kernel
+
+
+inst = register(
     "INST",
     summary="C/W/L INST: adaptive user who wants T units of gain; expected rate of gain (quantity=, residual=)",
     **_CWL_REGISTRATION,
     reference="Moffat, Bailey, Scholer & Thomas 2015 (ADCS); Azzopardi, Thomas & Moffat 2019 (SIGIR, cwl_eval)",
-)
-def inst(
-    seg: Segments,
-    *,
-    T: float = 1.0,
-    quantity: str = "rate",
-    residual: bool = False,
-    n: int = 1000,
-    rel: Optional[int] = None,
-    gains: Gains = None,
-    gain_max: Optional[float] = None,
-) -> np.ndarray:
-    """INST = Σ_i W(i) g(i), with continuation C(i) = ((i + T + T_i − 1)/(i + T + T_i))² and
-    T_i = T − Σ_{j ≤ i} g(j): the user stops sooner once T units of gain are found."""
-    T = _check_t(T, "INST")
-    return cwl(seg, _continuation_inst(T), quantity=quantity, residual=residual, n=n, rel=rel, gains=gains,
-               gain_max=gain_max, name="INST")
+)(_cwl_measure("INST", _continuation_inst, """INST = Σ_i W(i) g(i), with continuation C(i) = ((i + T + T_i − 1)/(i + T + T_i))² and
+    T_i = T − Σ_{j ≤ i} g(j): the user stops sooner once T units of gain are found."""))
 
-
-@register(
+insq = register(
     "INSQ",
     summary="C/W/L INSQ: INST without adaptation to the gain found, C(i) = ((i+2T−1)/(i+2T))²",
     **_CWL_REGISTRATION,
     reference="Moffat, Scholer & Thomas 2012 (ADCS); Azzopardi, Thomas & Moffat 2019 (SIGIR, cwl_eval)",
-)
-def insq(
-    seg: Segments,
-    *,
-    T: float = 1.0,
-    quantity: str = "rate",
-    residual: bool = False,
-    n: int = 1000,
-    rel: Optional[int] = None,
-    gains: Gains = None,
-    gain_max: Optional[float] = None,
-) -> np.ndarray:
-    """INSQ = Σ_i W(i) g(i), with continuation C(i) = ((i + 2T − 1)/(i + 2T))²."""
-    T = _check_t(T, "INSQ")
-    return cwl(seg, _continuation_insq(T), quantity=quantity, residual=residual, n=n, rel=rel, gains=gains,
-               gain_max=gain_max, name="INSQ")
-
-
-for _kernel in (inst, insq):
-    _kernel.__doc__ = (_kernel.__doc__ or "") + _CWL_DOC
+)(_cwl_measure("INSQ", _continuation_insq, "INSQ = Σ_i W(i) g(i), with continuation C(i) = ((i + 2T − 1)/(i + 2T))²."))
 
 
 # ---- the reference tools' input conventions -----------------------------------------------------
