@@ -164,8 +164,9 @@ def bench_cli(reps: int) -> dict:
             (plain / path.name[: -len(".gz")]).write_bytes(gzip.decompress(path.read_bytes()))
         binary = build_trec_eval(workdir)
         env = dict(os.environ, PYTHONPATH=str(REPO))
-        pdeval_command = [sys.executable, "-m", "pdeval", "eval", str(qrels), str(plain), "-m", *FIVE, "-q"]
-        gz_command = [sys.executable, "-m", "pdeval", "eval", str(qrels), str(DATA / runs), "-m", *FIVE, "-q"]
+        measures = [part for name in FIVE for part in ("-m", name)]  # one measure per -m, as trec_eval
+        pdeval_command = [sys.executable, "-m", "pdeval", "eval", str(qrels), str(plain), *measures, "-q"]
+        gz_command = [sys.executable, "-m", "pdeval", "eval", str(qrels), str(DATA / runs), *measures, "-q"]
 
         def run(command):
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
