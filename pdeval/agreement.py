@@ -483,6 +483,8 @@ def agreement(
         raise SchemaError(f"a label set may not be named {ALL_SETS!r} (the name of the pooled rows)")
     if missing not in ("warn", "ignore", "raise"):
         raise PdevalError(f"missing must be 'warn', 'ignore' or 'raise', not {missing!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
+        raise PdevalError(f"threshold must be an integer grade (relevant iff grade >= threshold), not {threshold!r}")
     set_code, set_names = pd.factorize(long[LABEL_SET], sort=False)
     n_sets = len(set_names)
     ref_pair, long_pair = _pair_codes(ref, long)

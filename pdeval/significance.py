@@ -664,6 +664,19 @@ def discriminative_power(
 # ---------------------------------------------------------------------------------------
 
 
+#: the paired tests of :func:`compare` and the corrections of :func:`adjust_pvalues`
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+
+
+def check_test(test, correction) -> None:
+    """Refuse a test name (``None``: not checked) or a correction that pdeval does not know."""
+    if test is not None and test not in TESTS:
+        raise PdevalError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
+    if correction is not None and correction not in CORRECTIONS:
+        raise PdevalError(f"correction must be {', '.join(map(repr, CORRECTIONS))} or None, not {correction!r}")
+
+
 def adjust_pvalues(p: Sequence[float], method: Optional[str] = "holm") -> np.ndarray:
     """Multiple-comparison adjusted p-values (NaN entries are left out of the family).
 
@@ -676,8 +689,7 @@ def adjust_pvalues(p: Sequence[float], method: Optional[str] = "holm") -> np.nda
     p = np.asarray(p, dtype=np.float64)
     if method is None:
         return p.copy()
-    if method not in ("holm", "bonferroni", "fdr_bh"):
-        raise PdevalError(f"correction must be 'holm', 'bonferroni', 'fdr_bh' or None, not {method!r}")
+    check_test(None, method)
     out = np.full(p.shape, np.nan)
     valid = ~np.isnan(p)
     q = p[valid]
@@ -820,10 +832,7 @@ def compare(
     """
     from scipy import stats
 
-    if test not in ("t", "wilcoxon", "sign", "permutation", "bootstrap"):
-        raise PdevalError(f"test must be one of t, wilcoxon, sign, permutation, bootstrap, not {test!r}")
-    if correction not in (None, "holm", "bonferroni", "fdr_bh"):
-        raise PdevalError(f"correction must be 'holm', 'bonferroni', 'fdr_bh' or None, not {correction!r}")
+    check_test(test, correction)
     _check_share("confidence", confidence)
     _check_share("alpha", alpha)
     _check_count("permutations", permutations)

@@ -555,3 +555,9 @@ def test_write_qrels_says_it_leaves_out_the_source_column(tmp_path):
     with pytest.warns(pdeval.errors.ColumnWarning, match="'source' is not written.*1 'human'"):
         pdeval.write_qrels(qrels, tmp_path / "q.txt")
     pd.testing.assert_frame_equal(pdeval.read_qrels(tmp_path / "q.txt"), qrels.drop(columns="source"))
+
+
+def test_agreement_threshold_must_be_a_grade():
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(pdeval.errors.PdevalError, match="threshold must be an integer grade"):
+        pdeval.agreement(qrels, {"a": qrels}, threshold="2")

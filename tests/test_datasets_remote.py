@@ -118,3 +118,10 @@ def test_mirror_directory_and_environment_variable(tmp_path, monkeypatch):
     paths = remote.fetch("clef2018-full", progress=False)
     assert paths["partial_qrels"][0] == tmp_path / "clef2018-chs-task1" / "aux" / "qrels_partial_20180911.txt"
     assert len(paths["runs"]) == 24 and all(p.exists() for p in paths["runs"])
+
+
+def test_a_cache_folder_that_cannot_be_written_is_named_with_the_remedy(tmp_path):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the cache folder should be")
+    with pytest.raises(PdevalError, match="cannot write to the cache folder.*cache_dir="):
+        remote.fetch("clef2016", cache_dir=blocker, mirror=str(tmp_path / "empty mirror"), progress=False)

@@ -140,3 +140,11 @@ def test_pt_experiment_takes_pdeval_measures_and_tests(clef):
     expected = pdeval.evaluate(runs, qrels, "bpref_R", complete=True)
     merged = from_perquery(perquery).merge(expected, on=["run", "query_id"], suffixes=("_pt", ""))
     assert len(merged) == len(expected) and np.allclose(merged["value_pt"], merged["value"], rtol=0, atol=0)
+
+
+def test_unknown_test_or_correction_is_refused_even_without_a_baseline():
+    result = pd.DataFrame({"run": ["a", "b"], "query_id": ["1", "1"], "measure": "AP", "value": [0.1, 0.2]})
+    with pytest.raises(pdeval.errors.PdevalError, match="test must be one of"):
+        pdeval.experiment(result, None, ["AP"], test="bogus")
+    with pytest.raises(pdeval.errors.PdevalError, match="correction must be"):
+        pdeval.experiment(result, None, ["AP"], baseline="a", correction="sidak")

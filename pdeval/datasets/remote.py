@@ -134,11 +134,22 @@ def _verified(content: bytes, entry: ManifestEntry, location: str) -> bytes:
     return original
 
 
+def _make_folder(folder: Path) -> None:
+    """Create a cache folder, or say which one cannot be made and what to do."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise PdevalError(
+            f"cannot write to the cache folder {folder} ({error.strerror or error}); pass "
+            f"cache_dir= (or set {CACHE_VARIABLE}) to a folder you can write to"
+        ) from None
+
+
 def _store(original: bytes, target: Path) -> None:
     """Write atomically: a file in the cache is always a verified one."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    data = gzip.compress(original, compresslevel=6, mtime=0) if target.suffix == ".gz" else original
+    _make_folder(target.parent)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".partial-")
+    data = gzip.compress(original, compresslevel=6, mtime=0) if target.suffix == ".gz" else original
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -168,6 +179,7 @@ def fetch(
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_VARIABLE) or None
     missing = [e for e in entries if not (root / e.local_path).exists()]
     if missing:
+        _make_folder(root)  # before any download
         from tqdm.auto import tqdm
 
         with tqdm(total=sum(e.size for e in missing), unit="B", unit_scale=True,

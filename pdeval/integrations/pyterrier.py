@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PdevalError, SchemaError
-from ..significance import adjust_pvalues, compare, score_matrices
+from ..significance import adjust_pvalues, check_test, compare, score_matrices
 
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
 
@@ -153,6 +153,7 @@ def experiment(
         baseline = order[baseline]
     if baseline is not None and baseline not in order:
         raise SchemaError(f"baseline {baseline!r} is not one of the runs {order}")
+    check_test(None if callable(test) else test, correction)  # also when no baseline uses them
     if correction is not None and baseline is None:
         raise SchemaError("a correction needs a baseline (the family is the runs compared with it)")
     means = result.groupby(["run", "measure"], sort=False)["value"].mean()
