@@ -19,8 +19,13 @@ The engine works in three steps (see the README, "Architecture"):
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
+import functools
 import numbers
+import os
 import sys
+import types
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
@@ -36,7 +41,9 @@ from .frames import (
 from .measures import Measure, parse_all
 from .measures.sampled import sampling_columns
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
-from .ranking import ScorePrecision, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order
+from .ranking import (
+    ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order,
+)
 from .segments import QrelsTable, Segments
 
 MeasureLike = Union[str, Measure]
@@ -227,7 +234,15 @@ class RankedRun:
         ties: bool = False,
     ) -> "RankedRun":
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
-        which runs here on integer codes and falls back to :func:`drop_duplicates`)."""
+        which runs here on integer codes and falls back to :func:`drop_duplicates`).
+
+        A large run whose systems each occupy one block of rows (as :func:`pdeval.read_run`
+        reads them, file after file) is ranked in parts of whole systems, one thread per
+        core (:data:`THREADS`): the work is numpy and Arrow calls, which release the GIL.
+        The parts are independent, since every list lies in one part, and their sorted rows
+        are put together by moving whole lists; the duplicate policy is applied once, to the
+        suspect rows of all parts.
+        """
         if by:
             system, systems = _codes(run, ["run", *by])
         else:
@@ -237,53 +252,38 @@ class RankedRun:
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
         topic_position = judgments.topics.get_indexer(topic_names)
-        topic = topic_position[topic_code]
-        # doc ids as packed words (no hashing) when they and the qrels' are short, else codes
-        words = packed_ids(run["doc_id"]) if judgments.doc_fingerprints is not None else None
-        if words is not None:
-            prints = fingerprint(words)
-            doc_key = words
-        else:
-            doc_code, doc_names = encode(run["doc_id"])
-            prints = doc_code
-        # a value repeated inside one (system, topic) list: a duplicate document, or (rarely)
-        # two ids with one fingerprint; the policy is applied exactly to those lists' rows
-        keep = topic >= 0  # topics absent from the qrels are not evaluated (trec_eval)
-        suspect = groups_with_repeats(system * len(topic_names) + topic_code, prints)
-        if suspect is not None:
-            rows = np.flatnonzero(suspect)
-            kept = drop_duplicates(
-                run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
-                kind="run", value="score",
-            )
-            keep &= ~suspect
-            keep[rows[kept.index.to_numpy()]] = True
-        group = system * len(judgments.topics) + topic
-        del system, topic_code  # (large runs: what is no longer needed goes at once)
         score = scores_for_ordering(run["score"].to_numpy(), score_precision)
-        if not keep.all():
-            group, score, topic, prints = group[keep], score[keep], topic[keep], prints[keep]
-            if words is None:
-                doc_code = doc_code[keep]
-            else:
-                doc_key = words = words[keep]
-        if words is None:
-            doc_key, qrels_doc = byte_order(doc_names)[doc_code], judgments.docs.get_indexer(doc_names)[doc_code]
-        else:
-            qrels_doc = judgments.qrels_docs_of(words, prints)
-        del prints, keep
-        order = trec_order(group, score, doc_key)
-        tie_start = None
-        if ties:  # a run of tied scores starts where the sorted score changes (and where a list starts)
-            sorted_score = score[order]
-            tie_start = np.ones(len(order), dtype=bool)
-            tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
-            del sorted_score
-        del doc_key, words, score
-        # look the judgments up in input order and move only the result (one gather); the
-        # group offsets need only the group sizes
-        pair = judgments.pair_codes(topic, qrels_doc)[order]
-        del order, topic, qrels_doc
+        if judgments.doc_fingerprints is not None:  # cached before the threads share them
+            judgments.doc_filter
+        parts = [
+            _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], topic_position, score[low:high],
+                  judgments, len(topic_names), low)
+            for low, high in _part_bounds(system, THREADS)
+        ]
+        del system, topic_code, score
+        with _threads(len(parts)) as pool:
+            suspects = list(pool.map(_Part.suspects, parts))
+            # a value repeated inside one (system, topic) list: a duplicate document, or
+            # (rarely) two ids with one key; the policy is applied exactly to those lists' rows
+            if any(len(rows) for rows in suspects):
+                rows = np.concatenate(suspects)
+                kept = drop_duplicates(
+                    run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
+                    kind="run", value="score",
+                )
+                dropped = np.setdiff1d(rows, rows[kept.index.to_numpy()], assume_unique=True)
+                if len(dropped):
+                    for part in parts:
+                        part.drop(dropped)
+            ranked = list(pool.map(functools.partial(_Part.rank, ties=ties), parts))
+        group = np.concatenate([each[0] for each in ranked])
+        pair = np.concatenate([each[1] for each in ranked])
+        tie_start = np.concatenate([each[2] for each in ranked]) if ties else None
+        del ranked
+        lists_together = group_major(group)  # parts hold whole lists: they move as blocks
+        if lists_together is not None:
+            group, pair = group[lists_together], pair[lists_together]
+            tie_start = None if tie_start is None else tie_start[lists_together]
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
         if tie_start is not None:
@@ -294,6 +294,111 @@ class RankedRun:
             tie_start = None if tie_start is None else tie_start[kept]
             offsets = group_offsets(np.repeat(np.arange(n_groups), np.diff(offsets))[kept], n_groups)
         return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
+
+
+#: threads that rank the parts of a large run (:meth:`RankedRun.build`); 1 ranks it whole
+THREADS = max(1, min(os.cpu_count() or 1, 4))
+
+#: fewest rows of a part: smaller runs are ranked in one piece
+_PART_ROWS = 1 << 19
+
+
+def _part_bounds(system: np.ndarray, n_parts: int) -> list[tuple[int, int]]:
+    """Row ranges that split the rows into about ``n_parts`` equal parts at the boundaries of
+    systems, or the whole range when a system's rows are not one block."""
+    n = len(system)
+    n_parts = min(n_parts, n // _PART_ROWS)
+    if n_parts < 2:
+        return [(0, n)]
+    starts = np.flatnonzero(system[1:] != system[:-1]) + 1
+    if len(starts) + 1 != len(np.unique(system[np.concatenate(([0], starts))])):  # a system in two blocks
+        return [(0, n)]
+    wanted = np.searchsorted(starts, np.arange(1, n_parts) * (n / n_parts))
+    cuts = np.unique(starts[wanted[wanted < len(starts)]])
+    bounds = np.concatenate(([0], cuts, [n]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def _threads(n: int):
+    """A pool of ``n`` threads, or (for one) a stand-in that maps in the calling thread."""
+    if n > 1:
+        return concurrent.futures.ThreadPoolExecutor(n)
+    return contextlib.nullcontext(types.SimpleNamespace(map=map))
+
+
+class _Part:
+    """The rows ``low:`` of a run, whole systems, ranked on their own (:meth:`RankedRun.build`)."""
+
+    def __init__(self, doc_ids: pd.Series, system, topic_code, topic_position, score, judgments, n_run_topics, low):
+        self.judgments = judgments
+        self.low = low
+        topic = topic_position[topic_code]
+        # topics absent from the qrels are not evaluated (trec_eval): their rows are left
+        # out before any per-row work, their duplicate check included (they change no value)
+        evaluated = None if bool((topic >= 0).all()) else np.flatnonzero(topic >= 0)
+        if evaluated is not None:
+            system, topic_code, topic, score = system[evaluated], topic_code[evaluated], topic[evaluated], score[evaluated]
+        self.rows = evaluated  # positions in the part of the rows kept, or None: all
+        self.list_of_row = system * n_run_topics + topic_code
+        self.group = system * len(judgments.topics) + topic
+        self.topic, self.score = topic, score
+        self.doc_ids = doc_ids
+        self.keep = None
+
+    def suspects(self) -> np.ndarray:
+        """Run rows (positions in the whole run) of the lists in which a doc id key repeats.
+
+        Doc ids are packed into words (no hashing) when they and the qrels' are short, else
+        dictionary-encoded; 32 bits of the key suffice to find repeats (a collision only
+        makes a list suspect) and sort several times faster than 64."""
+        judgments = self.judgments
+        self.words = packed_ids(self.doc_ids, self.rows) if judgments.doc_fingerprints is not None else None
+        if self.words is not None:
+            self.prints = fingerprint(self.words)
+        else:
+            doc_code, self.doc_names = encode(self.doc_ids)
+            self.prints = doc_code if self.rows is None else doc_code[self.rows]
+        del self.doc_ids
+        suspect = groups_with_repeats(self.list_of_row, self.prints.astype(np.uint32))
+        del self.list_of_row
+        if suspect is None:
+            return np.zeros(0, dtype=np.int64)
+        rows = np.flatnonzero(suspect)
+        return self.low + (rows if self.rows is None else self.rows[rows])
+
+    def drop(self, dropped: np.ndarray) -> None:
+        """Leave out the given run rows (ascending, some; those the duplicate policy drops)."""
+        rows = self.low + (np.arange(len(self.group)) if self.rows is None else self.rows)
+        keep = dropped[np.minimum(np.searchsorted(dropped, rows), len(dropped) - 1)] != rows
+        if not keep.all():
+            self.group, self.score, self.topic, self.prints = (
+                self.group[keep], self.score[keep], self.topic[keep], self.prints[keep]
+            )
+            if self.words is not None:
+                self.words = self.words[keep]
+
+    def rank(self, ties: bool) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+        """The part's rows in trec_eval order: their groups, pair codes and (``ties``) where
+        a run of tied scores starts."""
+        judgments = self.judgments
+        if self.words is None:
+            doc_key = byte_order(self.doc_names)[self.prints]
+            qrels_doc = judgments.docs.get_indexer(self.doc_names)[self.prints]
+        else:
+            doc_key, qrels_doc = self.words, judgments.qrels_docs_of(self.words, self.prints)
+        del self.prints
+        # the judgments are looked up in input order; only rows some qrels variant holds can
+        # be told apart by a measure, so only ties among them need the doc id order
+        pair = judgments.pair_codes(self.topic, qrels_doc)
+        del qrels_doc, self.topic
+        order = trec_order(self.group, self.score, doc_key, matters=pair >= 0)
+        del doc_key, self.words
+        tie_start = None
+        if ties:  # a run of tied scores starts where the sorted score changes
+            sorted_score = self.score[order]
+            tie_start = np.ones(len(order), dtype=bool)
+            tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
+        return self.group[order], pair[order], tie_start
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -412,6 +517,9 @@ def evaluate(
         ``"zero"`` (trec_eval) or ``"nan"`` for undefined values (e.g. AP with R = 0).
     duplicates
         Policy for repeated documents or judgments: ``"error"``, ``"first"`` or ``"max"``.
+        Run rows are checked in the lists that are evaluated: a topic absent from the qrels
+        is left out (as trec_eval does) before its rows are looked at, so a document
+        repeated there neither raises nor counts (:func:`pdeval.read_run` checks every list).
     chunk_rows, sparse
         Memory bound: qrels variants are evaluated in chunks of about ``chunk_rows`` rows.
         ``sparse=True`` lays out only the rows some qrels variant judges for the measures

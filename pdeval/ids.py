@@ -26,12 +26,13 @@ import numpy as np
 import pandas as pd
 
 #: Longest id (in bytes) that :func:`packed_ids` packs; longer ids are hashed by :func:`encode`.
-MAX_PACKED_BYTES = 32
+MAX_PACKED_BYTES = 48
 
 # Odd multipliers (multiplying by one is a bijection mod 2**64): the salt's and one per word,
 # then splitmix64's finaliser constants.
 _MULTIPLIERS = [np.uint64(k) for k in (
     0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD,
+    0x9FB21C651E98DF25, 0xC13FA9A902A6328F,
 )]
 _FINALISER = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
@@ -92,12 +93,14 @@ def byte_order(uniques: pd.Index) -> np.ndarray:
     return position
 
 
-def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
+def packed_ids(values: pd.Series, rows: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
     """Each id's UTF-8 bytes as big-endian 64-bit words, zero-padded: shape ``(n, w)``.
 
     ``w`` is the number of words the longest id needs (at least one). Rows
     compare in byte order when compared word by word, and are equal exactly when the ids
-    are. Returns None when the column is not Arrow-backed strings, has missing values,
+    are. With ``rows`` (ascending positions), only those ids are packed, in that order: the
+    other ids are never copied (an evaluation packs only the rows of judged topics).
+    Returns None when the column is not Arrow-backed strings, has missing values,
     has an id longer than :data:`MAX_PACKED_BYTES` bytes or one containing a NUL byte (NUL
     padding would make ``"a"`` and ``"a\\0"`` equal): callers then use :func:`encode`.
     """
@@ -108,6 +111,7 @@ def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
     import pyarrow.compute as pc
 
     pieces = []
+    chunk_start = 0
     for chunk in chunks:
         if chunk.null_count or not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
             return None
@@ -120,24 +124,32 @@ def packed_ids(values: pd.Series) -> Optional[np.ndarray]:
         lengths = np.diff(offsets).astype(np.int64)
         if (len(lengths) and lengths.max() > MAX_PACKED_BYTES) or not data.all():
             return None
-        pieces.append((chunk, data, starts, lengths))
-    longest = max((int(lengths.max()) for _, _, _, lengths in pieces if len(lengths)), default=0)
+        picked = None
+        if rows is not None:  # the wanted rows that fall in this chunk, as positions in it
+            low, high = np.searchsorted(rows, [chunk_start, chunk_start + len(chunk)])
+            picked = rows[low:high] - chunk_start
+            starts, lengths = starts[picked], lengths[picked]
+        chunk_start += len(chunk)
+        pieces.append((chunk, data, starts, lengths, picked))
+    longest = max((int(lengths.max()) for _, _, _, lengths, _ in pieces if len(lengths)), default=0)
     n_words = max(-(-longest // 8), 1)
-    words = np.empty((len(values), n_words), dtype=np.uint64, order="F")  # a word's column is contiguous
+    n_rows = len(values) if rows is None else len(rows)
+    words = np.empty((n_rows, n_words), dtype=np.uint64, order="F")  # a word's column is contiguous
     row = 0
-    for chunk, data, starts, lengths in pieces:
+    for chunk, data, starts, lengths, picked in pieces:
         n = len(lengths)
-        # ASCII ids padded with NUL bytes by Arrow to one width are a (rows, words) block of
-        # big-endian words; an id with a multi-byte character pads to more bytes than that
-        padded = pc.utf8_rpad(chunk, width=8 * n_words, padding="\x00")
-        _, padded_offsets, padded_data = padded.buffers()
-        offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
-        bounds = np.frombuffer(padded_offsets, dtype=offset_type)[[padded.offset, padded.offset + n]]
-        if n and bounds[1] - bounds[0] == 8 * n_words * n:
-            block = np.frombuffer(padded_data, dtype=">u8", count=n * n_words, offset=int(bounds[0]))
-            words[row : row + n] = block.reshape(n, n_words)
-            row += n
-            continue
+        if picked is None:
+            # ASCII ids padded with NUL bytes by Arrow to one width are a (rows, words) block
+            # of big-endian words; an id with a multi-byte character pads to more bytes
+            padded = pc.utf8_rpad(chunk, width=8 * n_words, padding="\x00")
+            _, padded_offsets, padded_data = padded.buffers()
+            offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
+            bounds = np.frombuffer(padded_offsets, dtype=offset_type)[[padded.offset, padded.offset + n]]
+            if n and bounds[1] - bounds[0] == 8 * n_words * n:
+                block = np.frombuffer(padded_data, dtype=">u8", count=n * n_words, offset=int(bounds[0]))
+                words[row : row + n] = block.reshape(n, n_words)
+                row += n
+                continue
         # otherwise the 8 bytes at every offset of the (zero-extended) data, read as one
         # big-endian word each (an overlapping strided view, no copy); the bytes past an
         # id's end are then masked off

@@ -212,12 +212,19 @@ def _segments_of(block_starts: np.ndarray, block_ends: np.ndarray) -> tuple[np.n
     return rows, offsets
 
 
-def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
+def trec_order(
+    group: np.ndarray, score: np.ndarray, doc_key: np.ndarray, matters: Optional[np.ndarray] = None
+) -> np.ndarray:
     """The permutation that puts rows in trec_eval order within each group.
 
     Rows are sorted by ``group`` ascending, then ``score`` descending, then doc id
     descending in byte order. ``doc_key`` stands for the doc ids: integers (one per row) or
     rows of words (:func:`pdeval.ids.packed_ids`) whose order is the ids' byte order.
+
+    ``matters`` (a bool per row), when given, says which rows the caller can tell apart: a
+    run of tied scores holding none of them is left in file order, since any order of rows
+    that look alike is the same to the caller (an evaluation cannot tell two unjudged
+    documents apart). Every row that matters gets its exact trec_eval position.
 
     Only what is out of order is sorted: groups are brought together by moving blocks
     (:func:`group_major`); a group whose scores rise somewhere is sorted whole, by score
@@ -250,14 +257,20 @@ def trec_order(group: np.ndarray, score: np.ndarray, doc_key: np.ndarray) -> np.
     pairs = np.flatnonzero(tied_with_next)
     if not len(pairs):
         return order
+    # blocks of tied rows: a block starts at a tied pair that does not follow another
+    starts_block = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
+    block_of_pair = np.cumsum(starts_block) - 1
+    block_first = pairs[starts_block]
+    block_last = pairs[np.append(starts_block[1:], True)] + 1
+    if matters is not None:  # only blocks holding a row that matters are put in doc order
+        seen = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(matters[order], out=seen[1:])
+        wanted = np.flatnonzero((seen[block_last + 1] - seen[block_first])[block_of_pair])
+        pairs, block_of_pair = pairs[wanted], block_of_pair[wanted]
     misordered = ~_greater(words, order[pairs], order[pairs + 1])
     if not misordered.any():
         return order
-    # blocks of tied rows: a block starts at a tied pair that does not follow another
-    starts_block = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
-    block_first = pairs[starts_block]
-    block_last = pairs[np.append(starts_block[1:], True)] + 1
-    bad = _distinct(np.cumsum(starts_block)[misordered] - 1)
+    bad = _distinct(block_of_pair[misordered])
     rows, offsets = _segments_of(block_first[bad], block_last[bad] + 1)
     picked = order[rows]
     order[rows] = picked[sort_within(offsets, _descending_keys(words, picked, varying_only=True))]

@@ -257,3 +257,51 @@ def test_judged_rows_only_layout_gives_the_values_of_whole_lists(seed):
         sparse = pdeval.evaluate(run, qrels, measures, **options)
         whole = pdeval.evaluate(run, qrels, measures, sparse=False, **options)
         pd.testing.assert_frame_equal(sparse, whole, check_exact=False, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monkeypatch):
+    """Large runs are ranked in parts of whole systems, one thread each: the parts must give
+    exactly what one piece gives — with topics absent from the qrels, tied scores, duplicates
+    under every policy, by= keys, depth= and tie-averaging measures — and systems split
+    over several blocks of rows must be ranked in one piece."""
+    import pdeval.evaluation as engine
+
+    rng = np.random.default_rng(seed)
+    topics, docs = [f"t{i}" for i in range(7)], [f"doc-{i:04d}-{'x' * (i % 30)}" for i in range(300)]
+    rows = []
+    for r in range(7):
+        for t in topics:
+            chosen = rng.choice(docs, size=int(rng.integers(1, 80)), replace=False)
+            chosen = np.concatenate([chosen, rng.choice(chosen, size=int(rng.integers(0, 3)))])  # duplicates
+            rows += [(f"r{(3 * r) % 7}", t, d, float(rng.integers(0, 8)), r % 2) for d in chosen]  # not in name order
+    run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score", "half"])
+    run = run.astype({"run": "str", "query_id": "str", "doc_id": "str"})
+    judged = [(t, d) for t in topics[:-2] for d in rng.choice(docs, size=60, replace=False)]  # two topics unjudged
+    qrels = pd.DataFrame(judged, columns=["query_id", "doc_id"]).assign(
+        relevance=rng.choice([-1, 0, 1, 2], size=len(judged)))
+    measures = ["AP", "P@10", "nDCG", "Bpref", "infAP", "RBP(p=0.8,ties=mean)", "AP(depth=5)", "NumRet", "judged@10"]
+
+    def evaluate(threads, **options):
+        monkeypatch.setattr(engine, "THREADS", threads)
+        monkeypatch.setattr(engine, "_PART_ROWS", 1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = pdeval.evaluate(run, qrels, measures, **options)
+        return result, sorted(str(w.message) for w in caught)
+
+    for options in (dict(duplicates="first"), dict(duplicates="max"), dict(duplicates="first", by=["half"]),
+                    dict(duplicates="max", depth=20)):
+        whole, whole_warnings = evaluate(1, **options)
+        parts, parts_warnings = evaluate(3, **options)
+        pd.testing.assert_frame_equal(parts, whole)
+        assert parts_warnings == whole_warnings  # one warning with the count of all parts
+    with pytest.raises(DuplicateError) as one_piece:
+        evaluate(1)
+    with pytest.raises(DuplicateError) as in_parts:
+        evaluate(3)
+    assert str(in_parts.value) == str(one_piece.value)
+    # the systems' rows interleaved: not one block each, ranked in one piece, same values
+    shuffled = run.sample(frac=1, random_state=seed).reset_index(drop=True)
+    assert engine._part_bounds(engine.encode(shuffled["run"])[0], 3) == [(0, len(shuffled))]
+    assert len(engine._part_bounds(engine.encode(run["run"])[0], 3)) == 3

@@ -67,6 +67,13 @@ def test_trec_order_equals_one_full_sort(seed, width, layout):
     if width == 1:  # a one-dimensional key (ids' positions in sorted order) gives the same order
         positions = np.unique(words[:, 0], return_inverse=True)[1].astype(np.int64).reshape(-1)
         assert (trec_order(group, score, positions) == expected).all()
+    # rows that do not matter to the caller may trade places among themselves, and only there:
+    # every row that matters keeps its exact place, the others fill the places left
+    matters = rng.random(n) < 0.2
+    partial = trec_order(group, score, words, matters=matters)
+    assert sorted(partial.tolist()) == list(range(n))
+    assert (np.where(matters[partial], partial, -1) == np.where(matters[expected], expected, -1)).all()
+    assert (group[partial] == group[expected]).all() and (score[partial] == score[expected]).all()
 
 
 @settings(max_examples=100, deadline=None)
