@@ -19,13 +19,9 @@ The engine works in three steps (see the README, "Architecture"):
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import functools
 import numbers
-import os
 import sys
-import types
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Literal, Mapping, Optional, Sequence, Union
@@ -45,6 +41,7 @@ from .ranking import (
     ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order,
 )
 from .segments import QrelsTable, Segments
+from . import threads
 
 MeasureLike = Union[str, Measure]
 
@@ -238,8 +235,8 @@ class RankedRun:
 
         A large run whose systems each occupy one block of rows (as :func:`pdeval.read_run`
         reads them, file after file) is ranked in parts of whole systems, one thread per
-        core (:data:`THREADS`): the work is numpy and Arrow calls, which release the GIL.
-        The parts are independent, since every list lies in one part, and their sorted rows
+        core (:mod:`pdeval.threads`): the work is numpy and Arrow calls, which release the
+        GIL. The parts are independent, since every list lies in one part, and their sorted rows
         are put together by moving whole lists; the duplicate policy is applied once, to the
         suspect rows of all parts.
         """
@@ -258,10 +255,10 @@ class RankedRun:
         parts = [
             _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], topic_position, score[low:high],
                   judgments, len(topic_names), low)
-            for low, high in _part_bounds(system, THREADS)
+            for low, high in _part_bounds(system, threads.THREADS)
         ]
         del system, topic_code, score
-        with _threads(len(parts)) as pool:
+        with threads.pool(len(parts)) as pool:
             suspects = list(pool.map(_Part.suspects, parts))
             # a value repeated inside one (system, topic) list: a duplicate document, or
             # (rarely) two ids with one key; the policy is applied exactly to those lists' rows
@@ -296,9 +293,6 @@ class RankedRun:
         return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
 
 
-#: threads that rank the parts of a large run (:meth:`RankedRun.build`); 1 ranks it whole
-THREADS = max(1, min(os.cpu_count() or 1, 4))
-
 #: fewest rows of a part: smaller runs are ranked in one piece
 _PART_ROWS = 1 << 19
 
@@ -317,13 +311,6 @@ def _part_bounds(system: np.ndarray, n_parts: int) -> list[tuple[int, int]]:
     cuts = np.unique(starts[wanted[wanted < len(starts)]])
     bounds = np.concatenate(([0], cuts, [n]))
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
-
-
-def _threads(n: int):
-    """A pool of ``n`` threads, or (for one) a stand-in that maps in the calling thread."""
-    if n > 1:
-        return concurrent.futures.ThreadPoolExecutor(n)
-    return contextlib.nullcontext(types.SimpleNamespace(map=map))
 
 
 class _Part:

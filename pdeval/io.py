@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import functools
 import gzip
 import logging
 import lzma
@@ -100,6 +101,7 @@ from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
 from .ids import encode, fingerprint, packed_ids
 from .integrations import is_source, read_source
 from .ranking import groups_with_repeats, rank_run
+from . import threads
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -673,7 +675,8 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
     """Parse a run file block by block: Arrow's CSV reader where the lines are plainly
     separated (:func:`_csv_run`), else Arrow's string kernels (:func:`_fast_run`), else (and
     with ``engine="python"``) the line-by-line parser, which raises the error with its line
-    number. Only one block of text is held at a time, also on the way to an error."""
+    number. Only one block of text is held at a time, also on the way to an error. Warns of
+    nothing (it may run in a worker thread): :func:`_report_skipped` does."""
     parts = []
     for block, first_line in _blocks(path):
         columns = None
@@ -689,6 +692,11 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
         # a file without data lines is empty unless some line holds a comment
         what = "is empty" if not columns.comments else "holds no run line (only comments or blank lines)"
         raise ParseError(f"the run file {what}; expected lines of {_RUN_FIELDS}", str(path))
+    return columns
+
+
+def _report_skipped(path: Path, columns: _Columns) -> None:
+    """Warn of the comment lines a run file's parse skipped, and log the blank ones."""
     if columns.comments:  # trec_eval 9 has no comment lines in runs: never skip them silently
         warnings.warn(
             f"{path}: skipped {columns.comments} line(s) starting with '#' that are not run lines "
@@ -697,7 +705,6 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
             stacklevel=4,
         )
     _log_skipped(str(path), columns)
-    return columns
 
 
 def _concatenate(parts: list) -> _Columns:
@@ -740,9 +747,11 @@ def _duplicate_details(frame: pd.DataFrame, keys: Sequence[str], line: np.ndarra
 
 
 def _validate_with_path(
-    frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray, duplicates: DuplicatePolicy, path: str, kind: str
+    frame: pd.DataFrame, keys: Sequence[str], line: np.ndarray, duplicates: DuplicatePolicy, path: str, kind: str,
+    stacklevel: int = 3,
 ) -> pd.DataFrame:
-    """Run ``as_run``/``as_qrels`` on one file's frame; name the file in errors and warnings."""
+    """Run ``as_run``/``as_qrels`` on one file's frame; name the file in errors and warnings
+    (which point ``stacklevel`` frames up: the caller of the public reader)."""
     validate = as_run if kind == "run" else as_qrels
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -752,7 +761,7 @@ def _validate_with_path(
         raise DuplicateError(f"{path}: {_duplicate_details(frame, keys, line)}; {exc}") from None
     for item in caught:
         if issubclass(item.category, PdevalWarning):
-            warnings.warn(f"{path}: {item.message}", item.category, stacklevel=3)  # keeps the class (IdWarning, ...)
+            warnings.warn(f"{path}: {item.message}", item.category, stacklevel=stacklevel)  # keeps the class
         else:  # pragma: no cover - other warnings pass through unchanged
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     return out
@@ -860,34 +869,33 @@ def read_run(
         names: list[Optional[str]] = [None] * len(files)
     else:
         names = list(_resolve_names(files, name))
-    frames = []
+    return _stack(list(_read_run_files(files, names, duplicates, run_from, engine)))
+
+
+def _read_run_files(
+    files: Sequence[Path], names: Sequence[Optional[str]], duplicates: DuplicatePolicy, run_from: str, engine: str
+):
+    """The columns of each run file, in order, after its checks: the files are parsed and
+    screened for repeated documents ahead, in worker threads (:func:`_screened_run_file`),
+    and reported, checked against each other and the duplicate policy here, in file order,
+    so that warnings and the first error are those of a reading one file after the other."""
     tag_files: dict[str, Path] = {}
-    for path, each in zip(files, names):
-        columns = _parse_run_file(path, run_from == "tag", engine)
-        fields = columns.fields
-        n = len(columns.line)
+    screened = threads.ordered(
+        functools.partial(_screened_run_file, want_tag=run_from == "tag", engine=engine), zip(files, names)
+    )
+    for path, columns, columns_of_file, suspect in screened:
+        _report_skipped(path, columns)
         if run_from == "tag":
-            run = _string_series(fields["tag"])
-            for tag in pd.unique(run):
+            for tag in pd.unique(columns_of_file["run"]):
                 if tag in tag_files:
                     raise SchemaError(
                         f"the tag {tag!r} names runs in two files, {str(tag_files[tag])!r} and "
                         f"{str(path)!r}; with run_from='tag' every run must come from one file"
                     )
                 tag_files[tag] = path
-        else:
-            run = _string_series(pa.repeat(pa.scalar(each, pa.large_string()), n))
-        columns_of_file = {
-            "run": run,
-            "query_id": _string_series(fields["query_id"]),
-            "doc_id": _string_series(fields["doc_id"]),
-            "score": _numeric_array(fields["score"], np.float64),
-            "rank": _numeric_array(fields["rank"], np.int64),
-        }
         keys = ["run", "query_id", "doc_id"]
         if duplicates not in ("error", "first", "max"):  # refused with the policy's message
             _validate_with_path(pd.DataFrame(columns_of_file), keys, columns.line, duplicates, str(path), "run")
-        suspect = _lists_that_may_repeat(columns_of_file, one_run=run_from == "file")
         if suspect is not None:
             # the exact check of pdeval.frames.as_run, on the rows of those lists only
             rows = np.flatnonzero(suspect)
@@ -895,16 +903,36 @@ def read_run(
             kept = _validate_with_path(
                 pd.DataFrame({name: values.iloc[rows] if isinstance(values, pd.Series) else values[rows]
                               for name, values in columns_of_file.items()}).reset_index(drop=True),
-                keys, lines[rows], duplicates, str(path), "run",
+                keys, lines[rows], duplicates, str(path), "run", stacklevel=4,
             )
             if len(kept) < len(rows):
                 keep = ~suspect
                 keep[rows[kept.index.to_numpy()]] = True
                 columns_of_file = {name: values[keep].reset_index(drop=True) if isinstance(values, pd.Series)
                                    else values[keep] for name, values in columns_of_file.items()}
-        frames.append(columns_of_file)
-        del columns
-    return _stack(frames)
+        yield columns_of_file
+
+
+def _screened_run_file(path_and_name: tuple, want_tag: bool, engine: str) -> tuple:
+    """A run file parsed into its frame's columns, and the rows of its lists in which a
+    document may repeat (:func:`_lists_that_may_repeat`). Raises and warns of nothing but
+    the file's own parse errors: it runs in a worker thread."""
+    path, name = path_and_name
+    columns = _parse_run_file(path, want_tag, engine)
+    fields = columns.fields
+    if want_tag:
+        run = _string_series(fields["tag"])
+    else:
+        run = _string_series(pa.repeat(pa.scalar(name, pa.large_string()), len(columns.line)))
+    columns_of_file = {
+        "run": run,
+        "query_id": _string_series(fields["query_id"]),
+        "doc_id": _string_series(fields["doc_id"]),
+        "score": _numeric_array(fields["score"], np.float64),
+        "rank": _numeric_array(fields["rank"], np.int64),
+    }
+    columns.fields = {}  # (only the line numbers are needed from here on)
+    return path, columns, columns_of_file, _lists_that_may_repeat(columns_of_file, one_run=not want_tag)
 
 
 def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]:
@@ -916,7 +944,7 @@ def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]
         topic = encode(columns["run"])[0] * len(topics) + topic
     words = packed_ids(columns["doc_id"])
     key = fingerprint(words) if words is not None else encode(columns["doc_id"])[0]
-    return groups_with_repeats(topic, key)
+    return groups_with_repeats(topic, key.astype(np.uint32))  # a collision only makes a list suspect
 
 
 def _stack(files: list) -> pd.DataFrame:

@@ -2,8 +2,8 @@
 
 ``pdeval eval QRELS runs/`` and a user with a folder of run files need the result of all of
 them, not a frame of all their rows: :func:`evaluate_run_files` reads each file
-(:func:`pdeval.io.read_run`) and evaluates it (:func:`pdeval.evaluation.evaluate`) before
-reading the next. The runs are independent, so the result equals that of ``evaluate`` on
+(as :func:`pdeval.io.read_run` does) and evaluates it (:func:`pdeval.evaluation.evaluate`)
+while worker threads parse the next few (:func:`pdeval.threads.ordered`). The runs are independent, so the result equals that of ``evaluate`` on
 the frame of every file, row for row (files are taken in the byte order of their run names,
 the order ``evaluate`` gives).
 """
@@ -16,7 +16,7 @@ import pandas as pd
 
 from .evaluation import MeasureLike, evaluate
 from .frames import DuplicatePolicy
-from .io import RunSource, _resolve_names, _resolve_sources, read_run
+from .io import RunSource, _read_run_files, _resolve_names, _resolve_sources, _stack
 from .measures import Measure
 
 
@@ -38,9 +38,10 @@ def evaluate_run_files(
     files = _resolve_sources(source)
     names = _resolve_names(files, None)  # refuses two files with one run name
     measures = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    names, files = zip(*sorted(zip(names, files), key=lambda pair: pair[0].encode("utf-8")))
     parts: list[pd.DataFrame] = []
-    for name, path in sorted(zip(names, files), key=lambda pair: pair[0].encode("utf-8")):
-        run = read_run(path, name=name, duplicates=duplicates)
-        parts.append(evaluate(run, qrels, measures, duplicates=duplicates, **options))
-        del run
+    # the next files are parsed in worker threads while this one is evaluated
+    for columns in _read_run_files(files, names, duplicates, run_from="file", engine="auto"):
+        parts.append(evaluate(_stack([columns]), qrels, measures, duplicates=duplicates, **options))
+        del columns
     return pd.concat(parts, ignore_index=True)

@@ -266,6 +266,7 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     under every policy, by= keys, depth= and tie-averaging measures — and systems split
     over several blocks of rows must be ranked in one piece."""
     import pdeval.evaluation as engine
+    import pdeval.threads
 
     rng = np.random.default_rng(seed)
     topics, docs = [f"t{i}" for i in range(7)], [f"doc-{i:04d}-{'x' * (i % 30)}" for i in range(300)]
@@ -283,7 +284,7 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     measures = ["AP", "P@10", "nDCG", "Bpref", "infAP", "RBP(p=0.8,ties=mean)", "AP(depth=5)", "NumRet", "judged@10"]
 
     def evaluate(threads, **options):
-        monkeypatch.setattr(engine, "THREADS", threads)
+        monkeypatch.setattr(pdeval.threads, "THREADS", threads)
         monkeypatch.setattr(engine, "_PART_ROWS", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
