@@ -38,7 +38,8 @@ from .measures import Measure, parse_all
 from .measures.sampled import sampling_columns
 from .ids import byte_order, encode, fingerprint, has_repeats, packed_ids
 from .ranking import (
-    ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, scores_for_ordering, trec_order,
+    ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, row_blocks, scores_for_ordering,
+    trec_order,
 )
 from .segments import QrelsTable, Segments
 from . import threads
@@ -233,12 +234,13 @@ class RankedRun:
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
         which runs here on integer codes and falls back to :func:`drop_duplicates`).
 
-        A large run whose systems each occupy one block of rows (as :func:`pdeval.read_run`
-        reads them, file after file) is ranked in parts of whole systems, one thread per
-        core (:mod:`pdeval.threads`): the work is numpy and Arrow calls, which release the
-        GIL. The parts are independent, since every list lies in one part, and their sorted rows
-        are put together by moving whole lists; the duplicate policy is applied once, to the
-        suspect rows of all parts.
+        A large run whose (system, topic) lists each occupy one block of rows (as
+        :func:`pdeval.read_run` reads them) is ranked in parts of whole lists, on every core
+        (:mod:`pdeval.threads`; the work is numpy and Arrow calls, which release the GIL) and
+        a few parts at a time, so that the per-row arrays of ranking exist for those parts
+        only. The parts are independent, since every list lies in one part, and their sorted
+        rows are put together by moving whole lists; the duplicate policy is applied once,
+        to the suspect rows of all parts.
         """
         if by:
             system, systems = _codes(run, ["run", *by])
@@ -249,30 +251,35 @@ class RankedRun:
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
         topic_position = judgments.topics.get_indexer(topic_names)
-        score = scores_for_ordering(run["score"].to_numpy(), score_precision)
+        system, topic_code = system.astype(np.int32), topic_code.astype(np.int32)  # (held to the end: half the bytes)
         if judgments.doc_fingerprints is not None:  # cached before the threads share them
             judgments.doc_filter
+        scores = run["score"].to_numpy()
+        list_key = system.astype(np.int64 if len(systems) * len(topic_names) >= 2**31 else np.int32)
+        list_key *= len(topic_names)
+        list_key += topic_code
         parts = [
-            _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], topic_position, score[low:high],
-                  judgments, len(topic_names), low)
-            for low, high in _part_bounds(system, threads.THREADS)
+            _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], scores[low:high], low)
+            for low, high in row_blocks(list_key, _part_count(len(run), threads.THREADS))
         ]
-        del system, topic_code, score
-        with threads.pool(len(parts)) as pool:
-            suspects = list(pool.map(_Part.suspects, parts))
+        del list_key
+        context = _PartContext(judgments, topic_position, len(topic_names), score_precision, ties)
+        # each part is ranked as soon as it has been screened for repeated documents; a part
+        # with suspect rows waits, and the duplicate policy is applied once, to all of them
+        ranked = list(threads.ordered(functools.partial(_Part.screen_and_rank, context=context), parts))
+        waiting = [part for part, done in zip(parts, ranked) if done is None]
+        if waiting:
             # a value repeated inside one (system, topic) list: a duplicate document, or
             # (rarely) two ids with one key; the policy is applied exactly to those lists' rows
-            if any(len(rows) for rows in suspects):
-                rows = np.concatenate(suspects)
-                kept = drop_duplicates(
-                    run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
-                    kind="run", value="score",
-                )
-                dropped = np.setdiff1d(rows, rows[kept.index.to_numpy()], assume_unique=True)
-                if len(dropped):
-                    for part in parts:
-                        part.drop(dropped)
-            ranked = list(pool.map(functools.partial(_Part.rank, ties=ties), parts))
+            rows = np.concatenate([part.suspect_rows for part in waiting])
+            kept = drop_duplicates(
+                run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
+                kind="run", value="score",
+            )
+            dropped = np.setdiff1d(rows, rows[kept.index.to_numpy()], assume_unique=True)
+            late = iter(threads.ordered(functools.partial(_Part.rank, context=context, dropped=dropped), waiting))
+            ranked = [done if done is not None else next(late) for done in ranked]
+        del parts, waiting, system, topic_code
         group = np.concatenate([each[0] for each in ranked])
         pair = np.concatenate([each[1] for each in ranked])
         tie_start = np.concatenate([each[2] for each in ranked]) if ties else None
@@ -281,8 +288,10 @@ class RankedRun:
         if lists_together is not None:
             group, pair = group[lists_together], pair[lists_together]
             tie_start = None if tie_start is None else tie_start[lists_together]
+        del lists_together
         n_groups = len(systems) * len(judgments.topics)
         offsets = group_offsets(group, n_groups)
+        del group
         if tie_start is not None:
             tie_start[offsets[:-1][np.diff(offsets) > 0]] = True
         if depth is not None:
@@ -293,99 +302,106 @@ class RankedRun:
         return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
 
 
-#: fewest rows of a part: smaller runs are ranked in one piece
+#: fewest rows of a part ranked on its own thread: smaller runs are ranked in one piece
 _PART_ROWS = 1 << 19
+#: most rows of a part: the per-row arrays of ranking (ids packed into words, keys, the
+#: sort permutation) exist for a few parts at a time, which bounds the memory of large runs
+_MAX_PART_ROWS = 1 << 20
 
 
-def _part_bounds(system: np.ndarray, n_parts: int) -> list[tuple[int, int]]:
-    """Row ranges that split the rows into about ``n_parts`` equal parts at the boundaries of
-    systems, or the whole range when a system's rows are not one block."""
-    n = len(system)
-    n_parts = min(n_parts, n // _PART_ROWS)
-    if n_parts < 2:
-        return [(0, n)]
-    starts = np.flatnonzero(system[1:] != system[:-1]) + 1
-    if len(starts) + 1 != len(np.unique(system[np.concatenate(([0], starts))])):  # a system in two blocks
-        return [(0, n)]
-    wanted = np.searchsorted(starts, np.arange(1, n_parts) * (n / n_parts))
-    cuts = np.unique(starts[wanted[wanted < len(starts)]])
-    bounds = np.concatenate(([0], cuts, [n]))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+def _part_count(n_rows: int, n_threads: int) -> int:
+    """How many parts to rank ``n_rows`` rows in: one per thread for large runs, and more
+    when a part would exceed :data:`_MAX_PART_ROWS` rows."""
+    return max(min(n_threads, n_rows // _PART_ROWS), -(-n_rows // _MAX_PART_ROWS), 1)
+
+
+@dataclass(frozen=True)
+class _PartContext:
+    """What every part of a run needs to be ranked (read only: the threads share it)."""
+
+    judgments: JudgmentIndex
+    topic_position: np.ndarray  # each run topic's position in the qrels topics, or -1
+    n_run_topics: int
+    score_precision: ScorePrecision
+    ties: bool
 
 
 class _Part:
-    """The rows ``low:`` of a run, whole systems, ranked on their own (:meth:`RankedRun.build`)."""
+    """The rows ``low:`` of a run, whole (system, topic) lists, ranked on their own
+    (:meth:`RankedRun.build`)."""
 
-    def __init__(self, doc_ids: pd.Series, system, topic_code, topic_position, score, judgments, n_run_topics, low):
-        self.judgments = judgments
-        self.low = low
-        topic = topic_position[topic_code]
-        # topics absent from the qrels are not evaluated (trec_eval): their rows are left
-        # out before any per-row work, their duplicate check included (they change no value)
-        evaluated = None if bool((topic >= 0).all()) else np.flatnonzero(topic >= 0)
-        if evaluated is not None:
-            system, topic_code, topic, score = system[evaluated], topic_code[evaluated], topic[evaluated], score[evaluated]
-        self.rows = evaluated  # positions in the part of the rows kept, or None: all
-        self.list_of_row = system * n_run_topics + topic_code
-        self.group = system * len(judgments.topics) + topic
-        self.topic, self.score = topic, score
-        self.doc_ids = doc_ids
-        self.keep = None
+    def __init__(self, doc_ids: pd.Series, system: np.ndarray, topic_code: np.ndarray, scores: np.ndarray, low: int):
+        self.doc_ids, self.system, self.topic_code, self.scores, self.low = doc_ids, system, topic_code, scores, low
 
-    def suspects(self) -> np.ndarray:
-        """Run rows (positions in the whole run) of the lists in which a doc id key repeats.
+    def screen_and_rank(self, context: _PartContext):
+        """The part ranked (:meth:`rank`), or None when some list may repeat a document: its
+        rows are then in :attr:`suspect_rows` and the part waits for the duplicate policy."""
+        self._screen(context)
+        return None if len(self.suspect_rows) else self.rank(context)
 
-        Doc ids are packed into words (no hashing) when they and the qrels' are short, else
+    def _screen(self, context: _PartContext) -> None:
+        """Keys of the part's rows, and the rows (positions in the whole run) of the lists in
+        which a doc id key repeats.
+
+        Topics absent from the qrels are not evaluated (trec_eval): their rows are left out
+        before any per-row work, their duplicate check included (they change no value). Doc
+        ids are packed into words (no hashing) when they and the qrels' are short, else
         dictionary-encoded; 32 bits of the key suffice to find repeats (a collision only
         makes a list suspect) and sort several times faster than 64."""
-        judgments = self.judgments
-        self.words = packed_ids(self.doc_ids, self.rows) if judgments.doc_fingerprints is not None else None
+        judgments = context.judgments
+        system, topic_code = self.system.astype(np.int64), self.topic_code.astype(np.int64)
+        topic = context.topic_position[topic_code]
+        rows = None if bool((topic >= 0).all()) else np.flatnonzero(topic >= 0)
+        score = scores_for_ordering(self.scores, context.score_precision)
+        if rows is not None:
+            system, topic_code, topic, score = system[rows], topic_code[rows], topic[rows], score[rows]
+        self.words = packed_ids(self.doc_ids, rows) if judgments.doc_fingerprints is not None else None
         if self.words is not None:
             self.prints = fingerprint(self.words)
         else:
             doc_code, self.doc_names = encode(self.doc_ids)
-            self.prints = doc_code if self.rows is None else doc_code[self.rows]
-        del self.doc_ids
-        suspect = groups_with_repeats(self.list_of_row, self.prints.astype(np.uint32))
-        del self.list_of_row
-        if suspect is None:
-            return np.zeros(0, dtype=np.int64)
-        rows = np.flatnonzero(suspect)
-        return self.low + (rows if self.rows is None else self.rows[rows])
+            self.prints = doc_code if rows is None else doc_code[rows]
+        suspect = groups_with_repeats(system * context.n_run_topics + topic_code, self.prints.astype(np.uint32))
+        self.group = system * len(judgments.topics) + topic
+        self.topic, self.score, self.rows = topic, score, rows
+        del self.doc_ids, self.system, self.topic_code, self.scores
+        suspect = np.zeros(0, dtype=np.int64) if suspect is None else np.flatnonzero(suspect)
+        self.suspect_rows = self.low + (suspect if rows is None else rows[suspect])
 
-    def drop(self, dropped: np.ndarray) -> None:
-        """Leave out the given run rows (ascending, some; those the duplicate policy drops)."""
-        rows = self.low + (np.arange(len(self.group)) if self.rows is None else self.rows)
-        keep = dropped[np.minimum(np.searchsorted(dropped, rows), len(dropped) - 1)] != rows
-        if not keep.all():
+    def rank(
+        self, context: _PartContext, dropped: Optional[np.ndarray] = None
+    ) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+        """The part's rows in trec_eval order, leaving out the run rows ``dropped`` (ascending;
+        by the duplicate policy): their groups, pair codes and (``ties``) where a run of tied
+        scores starts. The part's arrays are freed."""
+        judgments = context.judgments
+        if dropped is not None and len(dropped):
+            rows = self.low + (np.arange(len(self.group)) if self.rows is None else self.rows)
+            keep = dropped[np.minimum(np.searchsorted(dropped, rows), len(dropped) - 1)] != rows
             self.group, self.score, self.topic, self.prints = (
                 self.group[keep], self.score[keep], self.topic[keep], self.prints[keep]
             )
-            if self.words is not None:
-                self.words = self.words[keep]
-
-    def rank(self, ties: bool) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
-        """The part's rows in trec_eval order: their groups, pair codes and (``ties``) where
-        a run of tied scores starts."""
-        judgments = self.judgments
+            self.words = None if self.words is None else self.words[keep]
         if self.words is None:
             doc_key = byte_order(self.doc_names)[self.prints]
             qrels_doc = judgments.docs.get_indexer(self.doc_names)[self.prints]
         else:
             doc_key, qrels_doc = self.words, judgments.qrels_docs_of(self.words, self.prints)
-        del self.prints
+        group, score, topic = self.group, self.score, self.topic
+        del self.prints, self.words, self.group, self.score, self.topic, self.rows
         # the judgments are looked up in input order; only rows some qrels variant holds can
         # be told apart by a measure, so only ties among them need the doc id order
-        pair = judgments.pair_codes(self.topic, qrels_doc)
-        del qrels_doc, self.topic
-        order = trec_order(self.group, self.score, doc_key, matters=pair >= 0)
-        del doc_key, self.words
+        pair = judgments.pair_codes(topic, qrels_doc)
+        del qrels_doc, topic
+        order = trec_order(group, score, doc_key, matters=pair >= 0)
+        del doc_key
         tie_start = None
-        if ties:  # a run of tied scores starts where the sorted score changes
-            sorted_score = self.score[order]
+        if context.ties:  # a run of tied scores starts where the sorted score changes
+            sorted_score = score[order]
             tie_start = np.ones(len(order), dtype=bool)
             tie_start[1:] = sorted_score[1:] != sorted_score[:-1]
-        return self.group[order], pair[order], tie_start
+        narrow = np.int32 if len(judgments.pair_keys) < 2**31 and group.max(initial=0) < 2**31 else np.int64
+        return group[order].astype(narrow), pair[order].astype(narrow), tie_start  # (half the bytes to merge)
 
 
 def _dense_codes(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:

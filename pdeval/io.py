@@ -98,7 +98,7 @@ import pandas as pd
 
 from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError, warn
 from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
-from .ids import encode, fingerprint, packed_ids
+from .ids import encode, short_keys
 from .integrations import is_source, read_source
 from .ranking import groups_with_repeats, rank_run
 from . import threads
@@ -688,6 +688,8 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
             columns = _python_run(block, str(path), want_tag, first_line)
         parts.append(columns)
     columns = _concatenate(parts)
+    del parts
+    pa.default_memory_pool().release_unused()  # Arrow's pool keeps what the blocks no longer use
     if len(columns.line) == 0:
         # a file without data lines is empty unless some line holds a comment
         what = "is empty" if not columns.comments else "holds no run line (only comments or blank lines)"
@@ -869,7 +871,9 @@ def read_run(
         names: list[Optional[str]] = [None] * len(files)
     else:
         names = list(_resolve_names(files, name))
-    return _stack(list(_read_run_files(files, names, duplicates, run_from, engine)))
+    frame = _stack(list(_read_run_files(files, names, duplicates, run_from, engine)))
+    pa.default_memory_pool().release_unused()  # what parsing and dropping duplicates freed
+    return frame
 
 
 def _read_run_files(
@@ -899,17 +903,21 @@ def _read_run_files(
         if suspect is not None:
             # the exact check of pdeval.frames.as_run, on the rows of those lists only
             rows = np.flatnonzero(suspect)
-            lines = columns.line if isinstance(columns.line, np.ndarray) else np.arange(columns.line.start, columns.line.stop)
+            lines = columns.line[rows] if isinstance(columns.line, np.ndarray) else columns.line.start + rows
             kept = _validate_with_path(
                 pd.DataFrame({name: values.iloc[rows] if isinstance(values, pd.Series) else values[rows]
                               for name, values in columns_of_file.items()}).reset_index(drop=True),
-                keys, lines[rows], duplicates, str(path), "run", stacklevel=4,
+                keys, lines, duplicates, str(path), "run", stacklevel=4,
             )
             if len(kept) < len(rows):
                 keep = ~suspect
                 keep[rows[kept.index.to_numpy()]] = True
-                columns_of_file = {name: values[keep].reset_index(drop=True) if isinstance(values, pd.Series)
-                                   else values[keep] for name, values in columns_of_file.items()}
+                for name, values in list(columns_of_file.items()):  # one column copied at a time
+                    columns_of_file[name] = (
+                        values[keep].reset_index(drop=True) if isinstance(values, pd.Series) else values[keep]
+                    )
+                    del values
+                    pa.default_memory_pool().release_unused()
         yield columns_of_file
 
 
@@ -937,14 +945,12 @@ def _screened_run_file(path_and_name: tuple, want_tag: bool, engine: str) -> tup
 
 def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]:
     """Which rows of a file's columns belong to a (run, topic) list in which two rows have
-    the same integer key (the ids' packed words' fingerprint, or their code), or None: a
-    document repeated in a list always is such a pair, so the other lists need no check."""
+    the same key (:func:`pdeval.ids.short_keys`), or None: a document repeated in a list
+    always is such a pair, so the other lists need no check."""
     topic, topics = encode(columns["query_id"])
     if not one_run:
         topic = encode(columns["run"])[0] * len(topics) + topic
-    words = packed_ids(columns["doc_id"])
-    key = fingerprint(words) if words is not None else encode(columns["doc_id"])[0]
-    return groups_with_repeats(topic, key.astype(np.uint32))  # a collision only makes a list suspect
+    return groups_with_repeats(topic, short_keys(columns["doc_id"]))
 
 
 def _stack(files: list) -> pd.DataFrame:
@@ -952,7 +958,8 @@ def _stack(files: list) -> pd.DataFrame:
     columns = {}
     for name in files[0]:
         if name in ("score", "rank"):
-            columns[name] = np.concatenate([np.asarray(each[name]) for each in files])
+            arrays = [np.asarray(each[name]) for each in files]
+            columns[name] = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
         else:
             chunks = [chunk.cast(pa.large_string()) for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
             columns[name] = pa.chunked_array(chunks, type=pa.large_string()).to_pandas()

@@ -170,6 +170,22 @@ def group_major(group: np.ndarray) -> Optional[np.ndarray]:
     return np.argsort(narrow, kind="stable")
 
 
+def row_blocks(key: np.ndarray, n_parts: int) -> list[tuple[int, int]]:
+    """Row ranges ``(low, high)`` that split the rows into about ``n_parts`` equal parts, cut
+    only between blocks of equal ``key`` (e.g. a (run, topic) list), so that each key lies in
+    one part; the whole range when ``n_parts < 2`` or when some key occupies two blocks."""
+    n = len(key)
+    if n_parts < 2 or n < 2:
+        return [(0, n)]
+    starts = np.flatnonzero(key[1:] != key[:-1]) + 1
+    if len(starts) + 1 != len(np.unique(key[np.concatenate(([0], starts))])):  # a key in two blocks
+        return [(0, n)]
+    wanted = np.searchsorted(starts, np.arange(1, n_parts) * (n / n_parts))
+    cuts = np.unique(starts[wanted[wanted < len(starts)]])
+    bounds = np.concatenate(([0], cuts, [n]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
 def _distinct(ascending: np.ndarray) -> np.ndarray:
     """The distinct values of an ascending array."""
     return ascending[np.concatenate(([True], ascending[1:] != ascending[:-1]))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import itertools
 import os
 import types
 from typing import Callable, Iterable, Iterator, TypeVar
@@ -36,10 +37,12 @@ def ordered(function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
     the order of ``items``; at most that many results wait at a time, so that memory stays
     bounded when the consumer is slower. The first exception (in item order) is raised when
     its item's turn comes."""
-    if THREADS <= 1:
-        yield from map(function, items)
-        return
     items = iter(items)
+    first = list(itertools.islice(items, 2))
+    if THREADS <= 1 or len(first) < 2:  # (one item: nothing to overlap with)
+        yield from map(function, itertools.chain(first, items))
+        return
+    items = itertools.chain(first, items)
     with concurrent.futures.ThreadPoolExecutor(THREADS) as executor:
         pending = collections.deque(executor.submit(function, item) for _, item in zip(range(THREADS), items))
         try:

@@ -266,6 +266,7 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     under every policy, by= keys, depth= and tie-averaging measures — and systems split
     over several blocks of rows must be ranked in one piece."""
     import pdeval.evaluation as engine
+    import pdeval.ranking
     import pdeval.threads
 
     rng = np.random.default_rng(seed)
@@ -302,7 +303,13 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     with pytest.raises(DuplicateError) as in_parts:
         evaluate(3)
     assert str(in_parts.value) == str(one_piece.value)
-    # the systems' rows interleaved: not one block each, ranked in one piece, same values
+    # more parts than threads (a few at a time), and lists split over blocks: one piece
+    monkeypatch.setattr(engine, "_MAX_PART_ROWS", 100)
+    many, _ = evaluate(2, duplicates="first")
+    pd.testing.assert_frame_equal(many, evaluate(1, duplicates="first")[0])
     shuffled = run.sample(frac=1, random_state=seed).reset_index(drop=True)
-    assert engine._part_bounds(engine.encode(shuffled["run"])[0], 3) == [(0, len(shuffled))]
-    assert len(engine._part_bounds(engine.encode(run["run"])[0], 3)) == 3
+    assert pdeval.ranking.row_blocks(engine.encode(shuffled["query_id"])[0], 3) == [(0, len(shuffled))]
+    assert len(pdeval.ranking.row_blocks(engine.encode(run["run"])[0], 3)) == 3
+    pd.testing.assert_frame_equal(  # ("max": which duplicate comes first changes with the row order)
+        pdeval.evaluate(shuffled, qrels, measures, duplicates="max"), evaluate(2, duplicates="max")[0],
+    )
