@@ -587,10 +587,13 @@ def evaluate_frames(
     sparse: bool = True,
     variants: Optional[Sequence[str]] = None,
     coverage: bool = True,
+    judgments: Optional[JudgmentIndex] = None,
 ) -> pd.DataFrame:
     """:func:`evaluate` on pandas frames. ``coverage=False`` skips the topic overlap checks
     (:mod:`pdeval.coverage`), for callers that evaluate a share of the topics (a dask
-    partition) or frames they built themselves; every other check runs."""
+    partition) or frames they built themselves; every other check runs. ``judgments`` is
+    the index of these qrels (:func:`index_qrels`) when the caller evaluates several runs
+    against them and has built it once."""
     by = [by] if isinstance(by, str) else list(by or [])
     check_options(
         undefined=undefined, depth=depth, score_precision=score_precision, duplicates=duplicates,
@@ -598,10 +601,8 @@ def evaluate_frames(
     )
     parsed = parse_all(measures, judged_only=judged_only, rel=rel, gains=gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
-    qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
     require_rows(run, "run")
-    require_rows(qrels, "qrels")
-    judgments = JudgmentIndex.build(qrels, duplicates)
+    judgments = judgments or index_qrels(qrels, duplicates=duplicates, variants=variants)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
         ties=any(m.needs_ties for m in parsed),
@@ -632,6 +633,15 @@ def evaluate_frames(
     if undefined == "zero":
         values = np.nan_to_num(values, nan=0.0)
     return _result_frame(ranked, judgments, variant, group, values, parsed, by)
+
+
+def index_qrels(
+    qrels: pd.DataFrame, *, duplicates: DuplicatePolicy = "error", variants: Optional[Sequence[str]] = None
+) -> JudgmentIndex:
+    """The qrels validated (:func:`pdeval.frames.as_qrels`) and indexed for evaluation."""
+    qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
+    require_rows(qrels, "qrels")
+    return JudgmentIndex.build(qrels, duplicates)
 
 
 def check_options(

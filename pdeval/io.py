@@ -955,6 +955,8 @@ def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]
 
 def _stack(files: list) -> pd.DataFrame:
     """The files' columns one under the other (Arrow string columns as chunks, no copy)."""
+    if len(files) == 1:
+        return pd.DataFrame(files[0], copy=False)
     columns = {}
     for name in files[0]:
         if name in ("score", "rank"):

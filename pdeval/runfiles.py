@@ -14,7 +14,7 @@ from typing import Iterable, Union
 
 import pandas as pd
 
-from .evaluation import MeasureLike, evaluate
+from .evaluation import MeasureLike, evaluate_frames, index_qrels
 from .frames import DuplicatePolicy
 from .io import RunSource, _read_run_files, _resolve_names, _resolve_sources, _stack
 from .measures import Measure
@@ -32,16 +32,18 @@ def evaluate_run_files(
     :func:`~pdeval.io.read_run`) against ``qrels``, one file at a time.
 
     ``duplicates`` applies when reading and evaluating; every other keyword is passed to
-    :func:`~pdeval.evaluation.evaluate`. Returns the frame ``evaluate`` would return for all
-    the files' rows at once.
+    :func:`~pdeval.evaluation.evaluate_frames`. The qrels are validated and indexed once.
+    Returns the frame ``evaluate`` would return for all the files' rows at once.
     """
     files = _resolve_sources(source)
     names = _resolve_names(files, None)  # refuses two files with one run name
     measures = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     names, files = zip(*sorted(zip(names, files), key=lambda pair: pair[0].encode("utf-8")))
+    judgments = index_qrels(qrels, duplicates=duplicates, variants=options.get("variants"))  # once for all files
     parts: list[pd.DataFrame] = []
     # the next files are parsed in worker threads while this one is evaluated
     for columns in _read_run_files(files, names, duplicates, run_from="file", engine="auto"):
-        parts.append(evaluate(_stack([columns]), qrels, measures, duplicates=duplicates, **options))
+        parts.append(evaluate_frames(_stack([columns]), qrels, measures, duplicates=duplicates, judgments=judgments,
+                                     **options))
         del columns
     return pd.concat(parts, ignore_index=True)
