@@ -28,6 +28,7 @@ from .frames import as_result, result_keys
 __all__ = [
     "TrainingSensitivity",
     "training_sensitivity",
+    "combine_sensitivities",
     "full_judgment_wilcoxon",
     "sign_test",
     "inverse_sd",
@@ -96,9 +97,13 @@ class TrainingSensitivity:
         per task and measure, the Wilcoxon test at complete judgments
         (:func:`full_judgment_wilcoxon`), or ``None`` when the reference does not cover the
         training topics.
+
+    :func:`combine_sensitivities` joins several results (e.g. one per retrieval model) into one
+    whose frames start with a column naming the part (``model``); ``param`` is then a mapping
+    part -> parameter name.
     """
 
-    param: str
+    param: Union[str, Mapping[str, str]]
     baseline: str
     measures: list
     optimal: pd.DataFrame
@@ -113,7 +118,8 @@ class TrainingSensitivity:
     ) -> pd.DataFrame:
         """Sign tests of the stabilities of each measure M against the baseline (E11 step 5).
 
-        Cases are (task, level) pairs, optionally restricted to ``levels``. For
+        Cases are (task, level) pairs -- (model, task, level) for a result of
+        :func:`combine_sensitivities` -- optionally restricted to ``levels``. For
         ``kind="opt"`` the case compares 1/sigma_opt(M) with 1/sigma_opt(baseline) (the
         paper's Table 4); for ``kind="diff"`` 1/sigma_diff evaluated by M with
         1/sigma_diff evaluated by the baseline (Table 5). ``a`` = cases where M is more
@@ -130,19 +136,62 @@ class TrainingSensitivity:
         if levels is not None:
             opt = opt[opt["level"].isin(list(levels))]
             dif = dif[dif["level"].isin(list(levels))]
-        base_opt = opt[opt["measure"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
+        cases = [c for c in opt.columns if c not in ("measure", "n_samples", "sigma", "inv_sigma")]
+        base_opt = opt[opt["measure"] == self.baseline].set_index(cases)["inv_sigma"]
         for measure in self.measures:
-            mine = opt[opt["measure"] == measure].set_index(["task", "level"])["inv_sigma"]
+            mine = opt[opt["measure"] == measure].set_index(cases)["inv_sigma"]
             rows.append(("opt", measure, *_sign_counts(mine, base_opt, rtol), alpha))
             part = dif[dif["measure"] == measure]
-            mine = part[part["evaluated"] == measure].set_index(["task", "level"])["inv_sigma"]
-            base = part[part["evaluated"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
+            mine = part[part["evaluated"] == measure].set_index(cases)["inv_sigma"]
+            base = part[part["evaluated"] == self.baseline].set_index(cases)["inv_sigma"]
             rows.append(("diff", measure, *_sign_counts(mine, base, rtol), alpha))
         out = pd.DataFrame(rows, columns=["kind", "measure", "a", "b", "n_cases", "n_tied", "n_nan", "alpha"])
         out["label"] = out["a"].astype(str) + "/" + out["b"].astype(str)
         out["p_value"] = [sign_test(a, b) for a, b in zip(out["a"], out["b"])]
         out["significant"] = out["p_value"] < alpha
         return out[["kind", "measure", "a", "b", "label", "p_value", "significant", "n_cases", "n_tied", "n_nan"]]
+
+
+def combine_sensitivities(parts: Mapping[str, TrainingSensitivity], *, key: str = "model") -> TrainingSensitivity:
+    """One :class:`TrainingSensitivity` from several, e.g. one per retrieval model or collection.
+
+    Every frame gets a first column ``key`` holding the part's name, so the tables can be laid
+    out by model and :meth:`TrainingSensitivity.sign_tests` counts (model, task, level) cases:
+    He, Macdonald & Ounis (2008) pool their sign tests over BM25 and PL2 and over four tasks.
+    ``param`` becomes the mapping name -> parameter (``{"BM25": "b", "PL2": "c"}``); ``wilcoxon``
+    is ``None`` if any part has none. All parts must share the baseline and the measures.
+    """
+    parts = dict(parts)
+    if not parts:
+        raise PdevalError("combine_sensitivities needs at least one part")
+    first = next(iter(parts.values()))
+    for name, part in parts.items():
+        if not isinstance(part, TrainingSensitivity):
+            raise PdevalError(f"part {name!r} is a {type(part).__name__}, not a TrainingSensitivity")
+        if part.baseline != first.baseline or list(part.measures) != list(first.measures):
+            raise PdevalError(
+                f"part {name!r} has baseline {part.baseline!r} and measures {part.measures}; the first part has "
+                f"{first.baseline!r} and {first.measures}: combine only results of the same comparison"
+            )
+        if key in part.optimal.columns:
+            raise PdevalError(f"part {name!r} already has a {key!r} column; pick another key=")
+
+    def joined(attribute: str) -> pd.DataFrame:
+        return pd.concat([getattr(part, attribute).assign(**{key: name}) for name, part in parts.items()],
+                         ignore_index=True).pipe(lambda f: f[[key, *f.columns.drop(key)]])
+
+    wilcoxon = None if any(part.wilcoxon is None for part in parts.values()) else joined("wilcoxon")
+    return TrainingSensitivity(
+        param={name: part.param for name, part in parts.items()},
+        baseline=first.baseline,
+        measures=list(first.measures),
+        optimal=joined("optimal"),
+        stability=joined("stability"),
+        effectiveness=joined("effectiveness"),
+        differences=joined("differences"),
+        diff_stability=joined("diff_stability"),
+        wilcoxon=wilcoxon,
+    )
 
 
 def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[int, int, int, int, int]:
