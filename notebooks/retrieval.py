@@ -1,4 +1,5 @@
-"""PL2 retrieval over a sparse term-document matrix (notebook support, not part of the pdeval package).
+"""PL2 retrieval over a sparse term-document matrix, and linear fusion of two runs (notebook support,
+not part of the pdeval package).
 
 pdeval evaluates runs; it does not make them. The training-sensitivity notebook needs a second
 retrieval model with a free parameter beside BM25 (which the ``bm25s`` library provides), and no
@@ -22,6 +23,12 @@ and the score of d is the sum of w(t, d) over the query terms that d contains. A
 contains no query term is not retrieved (it has no score); a matching document is retrieved even
 when its score is not positive (the weight of a very frequent term in a long document can be
 negative), as Terrier does.
+
+**Linear fusion** (:func:`interpolate`; the weighted combination of normalised scores studied by
+Vogt & Cottrell, *Fusion via a linear combination of scores*, Information Retrieval 1(3), 1999):
+each run's scores are min-max normalised per topic, ``s' = (s - min) / (max - min)`` (1 when a
+topic's scores are all equal), a document missing from a run gets 0 there, and
+``score_w(d) = w * s'_1(d) + (1 - w) * s'_2(d)`` over the union of the two runs' documents.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-__all__ = ["term_matrix", "pl2_weights", "pl2_scores", "top_k"]
+__all__ = ["term_matrix", "pl2_weights", "pl2_scores", "top_k", "interpolate"]
 
 LOG2_E = 1.0 / math.log(2.0)
 
@@ -110,3 +117,29 @@ def top_k(scores: np.ndarray, matched: np.ndarray, k: int) -> tuple[np.ndarray, 
     keep = np.isfinite(best)
     query = np.broadcast_to(np.arange(scores.shape[0])[:, None], order.shape)
     return query[keep], order[keep], best[keep]
+
+
+def interpolate(runs: pd.DataFrame, first: str, second: str, weights: Sequence[float], *, param: str = "w") -> pd.DataFrame:
+    """Linear fusion of the runs named ``first`` and ``second`` of the run frame ``runs`` for every
+    weight w of ``weights`` (see the module docstring): a run frame ``run`` (``"fusion"``),
+    ``param`` (w), ``query_id``, ``doc_id``, ``score``, the weight of ``first`` being w.
+    """
+    missing = {first, second} - set(runs["run"])
+    if missing:
+        raise ValueError(f"runs {sorted(missing)} are not in the run frame (it has {sorted(set(runs['run']))[:5]}...)")
+    part = runs[runs["run"].isin([first, second])]
+    groups = part.groupby(["run", "query_id"], sort=False)["score"]
+    low, span = groups.transform("min"), groups.transform("max") - groups.transform("min")
+    norm = np.where(span > 0, (part["score"] - low) / span.where(span > 0, 1.0), 1.0)
+    wide = part.assign(norm=norm).pivot_table(index=["query_id", "doc_id"], columns="run", values="norm", aggfunc="first")
+    one, two = wide[first].fillna(0.0).to_numpy(), wide[second].fillna(0.0).to_numpy()
+    weights = np.asarray(weights, dtype=np.float64)
+    scores = np.outer(one, weights) + np.outer(two, 1.0 - weights)  # (query, doc) x weights
+    keys = wide.index.to_frame(index=False)
+    return pd.DataFrame({
+        "run": "fusion",
+        param: np.tile(weights, len(keys)),
+        "query_id": np.repeat(keys["query_id"].to_numpy(), len(weights)),
+        "doc_id": np.repeat(keys["doc_id"].to_numpy(), len(weights)),
+        "score": scores.ravel(),
+    })

@@ -114,12 +114,15 @@ class TrainingSensitivity:
     wilcoxon: Optional[pd.DataFrame]
 
     def sign_tests(
-        self, levels: Optional[Sequence] = None, alpha: float = 0.05, rtol: float = 0.0
+        self, levels: Union[None, Sequence, Mapping[str, Sequence]] = None, alpha: float = 0.05, rtol: float = 0.0
     ) -> pd.DataFrame:
         """Sign tests of the stabilities of each measure M against the baseline (E11 step 5).
 
         Cases are (task, level) pairs -- (model, task, level) for a result of
-        :func:`combine_sensitivities` -- optionally restricted to ``levels``. For
+        :func:`combine_sensitivities` -- optionally restricted to ``levels``: a list of levels,
+        or a mapping from the values of the first case column (the model of a combined result,
+        else the task) to the levels that count there (e.g. the levels whose sampled relevant
+        documents differ, which depend on the collection). For
         ``kind="opt"`` the case compares 1/sigma_opt(M) with 1/sigma_opt(baseline) (the
         paper's Table 4); for ``kind="diff"`` 1/sigma_diff evaluated by M with
         1/sigma_diff evaluated by the baseline (Table 5). ``a`` = cases where M is more
@@ -134,8 +137,7 @@ class TrainingSensitivity:
         opt = self.stability
         dif = self.diff_stability
         if levels is not None:
-            opt = opt[opt["level"].isin(list(levels))]
-            dif = dif[dif["level"].isin(list(levels))]
+            opt, dif = _keep_levels(opt, levels), _keep_levels(dif, levels)
         cases = [c for c in opt.columns if c not in ("measure", "n_samples", "sigma", "inv_sigma")]
         base_opt = opt[opt["measure"] == self.baseline].set_index(cases)["inv_sigma"]
         for measure in self.measures:
@@ -192,6 +194,18 @@ def combine_sensitivities(parts: Mapping[str, TrainingSensitivity], *, key: str 
         diff_stability=joined("diff_stability"),
         wilcoxon=wilcoxon,
     )
+
+
+def _keep_levels(frame: pd.DataFrame, levels) -> pd.DataFrame:
+    if not isinstance(levels, Mapping):
+        return frame[frame["level"].isin(list(levels))]
+    key = frame.columns[0]
+    unknown = set(map(str, levels)) - set(frame[key].astype(str))
+    if unknown:
+        raise PdevalError(f"levels= names {sorted(unknown)}, which are not values of {key!r} ({sorted(set(frame[key]))})")
+    allowed = pd.DataFrame([(k, lvl) for k, lv in levels.items() for lvl in lv], columns=[key, "level"])
+    allowed = allowed.astype({"level": frame["level"].dtype}, errors="ignore")
+    return frame.merge(allowed.drop_duplicates(), on=[key, "level"], how="inner")
 
 
 def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[int, int, int, int, int]:

@@ -222,6 +222,11 @@ def test_models_combine_into_model_task_level_cases():
     assert signs.loc["opt", "a"] == 1 and signs.loc["opt", "b"] == 2 and signs.loc["opt", "n_cases"] == 4
     assert signs.loc["opt", "p_value"] == pytest.approx(1.0)
     assert set(both.wilcoxon["model"]) == {"BM25", "PL2"}
+    # levels per model: level 10 counts for BM25 only -> its one case, which bpref wins
+    only = both.sign_tests(levels={"BM25": [10], "PL2": [50]}).set_index("kind")
+    assert only.loc["opt", "a"] == 1 and only.loc["opt", "b"] == 1 and only.loc["opt", "n_cases"] == 2
+    with pytest.raises(PdevalError, match="not values of 'model'"):
+        both.sign_tests(levels={"BM2": [10]})
     with pytest.raises(PdevalError, match="same comparison"):
         combine_sensitivities({"BM25": bm25, "other": dataclasses.replace(bm25, measures=["nDCG"])})
     with pytest.raises(PdevalError, match="already has"):

@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 sp = pytest.importorskip("scipy.sparse")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-from retrieval import pl2_scores, pl2_weights, term_matrix, top_k  # noqa: E402
+from retrieval import interpolate, pl2_scores, pl2_weights, term_matrix, top_k  # noqa: E402
 
 # d1 = "a a b", d2 = "b c", d3 = "a c c c": N = 3, avgdl = 9/3 = 3; F(a) = 3, F(b) = 2, F(c) = 4
 DOCS = [["a", "a", "b"], ["b", "c"], ["a", "c", "c", "c"]]
@@ -92,3 +93,25 @@ def test_c_must_be_positive():
     counts, _ = term_matrix(DOCS)
     with pytest.raises(ValueError, match="positive"):
         pl2_weights(counts, 0.0)
+
+
+def test_linear_fusion_of_min_max_normalised_scores():
+    runs = pd.DataFrame({
+        "run": ["x", "x", "x", "y", "y", "x", "y", "y"],
+        "query_id": ["1", "1", "1", "1", "1", "2", "2", "2"],
+        "doc_id": ["a", "b", "c", "b", "d", "a", "a", "b"],
+        "score": [10.0, 6.0, 2.0, 0.5, 0.1, 3.0, 7.0, 7.0],
+    })
+    fused = interpolate(runs, "x", "y", [0.0, 0.25, 1.0]).set_index(["query_id", "doc_id", "w"])["score"]
+    # topic 1: x -> a 1, b 0.5, c 0 (min 2, max 10); y -> b 1, d 0 (min 0.1, max 0.5); absent = 0
+    assert fused["1", "a", 0.25] == pytest.approx(0.25)
+    assert fused["1", "b", 0.25] == pytest.approx(0.25 * 0.5 + 0.75 * 1.0)
+    assert fused["1", "c", 1.0] == pytest.approx(0.0)
+    assert fused["1", "d", 0.0] == pytest.approx(0.0)
+    assert fused["1", "b", 0.0] == pytest.approx(1.0)
+    # topic 2: x has one document (score range 0: normalised 1), y ties a and b (both 1)
+    assert fused["2", "a", 0.25] == pytest.approx(1.0)
+    assert fused["2", "b", 0.25] == pytest.approx(0.75)
+    assert len(fused) == 6 * 3
+    with pytest.raises(ValueError, match="not in the run frame"):
+        interpolate(runs, "x", "z", [0.5])
