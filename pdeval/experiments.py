@@ -2,7 +2,8 @@
 
 Training sensitivity under incomplete judgments (He, Macdonald & Ounis 2008; MEASURES.md
 E11): :func:`training_sensitivity`, with the helpers :func:`sign_test`,
-:func:`inverse_sd` and :func:`full_judgment_wilcoxon`.
+:func:`inverse_sd` and :func:`full_judgment_wilcoxon`; :func:`combine_sensitivities` joins the
+results of several models (the paper trains BM25's b and PL2's c).
 
 Input: one result frame of a parameter sweep. Each value of the swept parameter
 (``param``, e.g. BM25's ``b``) is one system; its runs are evaluated
