@@ -58,15 +58,27 @@ def sign_test(a: int, b: int) -> float:
 
 
 def inverse_sd(values: Sequence[float], ddof: int = 1) -> float:
-    """Stability ``1 / sd(values)`` (He, Macdonald & Ounis 2008), ddof = 1; sd = 0 gives +inf.
+    """Stability ``1 / sd(values)`` (He, Macdonald & Ounis 2008), ddof = 1; sd = 0 (all values
+    equal) gives +inf.
 
     NaN when fewer than ``ddof + 1`` values are given.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.size <= ddof:
         return float("nan")
-    sd = float(np.std(values, ddof=ddof))
+    sd = _sd(values, ddof)
     return math.inf if sd == 0 else 1.0 / sd
+
+
+def _sd(values, ddof: int = 1) -> float:
+    """Sample standard deviation; exactly 0 when every value is equal (``np.std`` of ten copies
+    of 0.6 is 1.2e-16 through the rounding of the mean, which would make 1/sd finite)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size <= ddof:
+        return float("nan")
+    if values.min() == values.max():
+        return 0.0
+    return float(np.std(values, ddof=ddof))
 
 
 def _inverse(sd: pd.Series) -> pd.Series:
@@ -533,14 +545,14 @@ def training_sensitivity(
     optimal = pd.concat(optimal_frames, ignore_index=True)
     stability = (
         optimal.groupby(["task", "measure", "level"], sort=False, observed=True)["theta"]
-        .agg(n_samples="count", sigma=lambda s: s.astype(float).std(ddof=1))
+        .agg(n_samples="count", sigma=lambda s: _sd(s.astype(float)))
         .reset_index()
     )
     stability["inv_sigma"] = _inverse(stability["sigma"])
     differences = pd.concat(diff_frames, ignore_index=True)
     diff_stability = (
         differences.groupby(["task", "measure", "level", "evaluated"], sort=False, observed=True)["diff"]
-        .agg(n_samples="count", sigma=lambda s: s.std(ddof=1))
+        .agg(n_samples="count", sigma=lambda s: _sd(s))
         .reset_index()
     )
     diff_stability["inv_sigma"] = _inverse(diff_stability["sigma"])

@@ -35,6 +35,20 @@ def test_e11_inverse_sd_examples():
     assert inverse_sd(THETA_MAP) == pytest.approx(21.7642875033, abs=TOL)
     assert inverse_sd(THETA_BPREF) == pytest.approx(42.4264068712, abs=TOL)
     assert inverse_sd([0.5, 0.5, 0.5]) == math.inf
+    # np.std of ten copies of 0.6 is 1.2e-16 (the mean rounds): equal values are still perfectly stable
+    assert inverse_sd([0.6] * 10) == math.inf
+
+
+def test_equal_optima_are_infinitely_stable_despite_rounding():
+    frame = experiment()
+    frame.loc[frame["level"].eq(10), "value"] = 1.0 - (frame["b"] - 0.60).abs()  # every sample trains to 0.60
+    frame["b"] = frame["b"].replace({0.60: 0.6})
+    out = training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+    stab = out.stability.set_index(["measure", "level"])
+    assert set(out.optimal.loc[out.optimal["level"] == 10, "theta"]) == {0.6}
+    assert stab.loc[("AP", 10), "sigma"] == 0.0 and stab.loc[("AP", 10), "inv_sigma"] == math.inf
+    dstab = out.diff_stability.set_index(["level", "evaluated"])
+    assert dstab.loc[(10, "AP"), "inv_sigma"] == math.inf
     assert math.isnan(inverse_sd([0.5]))
 
 
