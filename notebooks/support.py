@@ -5,9 +5,9 @@
   seconds; without it the notebooks use the full settings reported in their text.
 * :func:`save`: writes a figure as PNG to ``notebooks/figures/`` (or to the folder named by
   ``PDEVAL_FIGURES``, which the test points at a temporary folder).
-* :func:`load_cranfield`, :func:`complete_qrels`, :func:`bm25_runs`: the Cranfield collection
-  shipped in ``data/cranfield/`` (see its PROVENANCE.md) and BM25 runs over it made with the
-  ``bm25s`` library.
+* :func:`load_cranfield`, :func:`complete_qrels`, :func:`bm25_runs`, :func:`pl2_runs`: the
+  Cranfield collection shipped in ``data/cranfield/`` (see its PROVENANCE.md), BM25 runs over it
+  made with the ``bm25s`` library and PL2 runs made by :mod:`retrieval`.
 * :func:`collection`: a full public collection (downloaded once) with the full settings, the
   bundled CLEF 2018 sample in fast mode.
 * :func:`split_topics`: a fixed, seeded split of a topic list into two halves.
@@ -168,6 +168,36 @@ def bm25_runs(cran: Cranfield, b_values: Sequence[float], *, k1: float = 1.2, de
             }
         )
         frames.append(frame[frame["score"] > 0])
+    return pd.concat(frames, ignore_index=True)
+
+
+def pl2_runs(cran: Cranfield, c_values: Sequence[float], *, depth: int = 1000) -> pd.DataFrame:
+    """PL2 runs (:mod:`retrieval`, Terrier's form of Amati & van Rijsbergen's PL2) for every c in
+    ``c_values``.
+
+    The terms are exactly those :func:`bm25_runs` indexes (``bm25s``'s tokeniser, English stopwords,
+    no stemming), so BM25 and PL2 differ only in their weighting. Each query keeps its top ``depth``
+    documents among those sharing a term with it. Returns a run frame ``run, c, query_id, doc_id,
+    score``; ``run`` is ``"PL2"`` and ``c`` tells the systems apart.
+    """
+    from retrieval import pl2_scores, term_matrix, top_k
+
+    with warnings.catch_warnings():  # bm25s imports tqdm.auto, which warns without ipywidgets
+        warnings.simplefilter("ignore")
+        import bm25s
+
+    def tokens(texts):
+        return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)
+
+    docs, vocabulary = term_matrix(tokens(cran.docs["text"].tolist()))
+    queries, _ = term_matrix(tokens(cran.queries["text"].tolist()), vocabulary)
+    doc_ids = cran.docs["doc_id"].to_numpy()
+    topic_ids = cran.queries["query_id"].to_numpy()
+    frames = []
+    for c in c_values:
+        query, doc, score = top_k(*pl2_scores(docs, queries, float(c)), depth)
+        frames.append(pd.DataFrame({"run": "PL2", "c": float(c), "query_id": topic_ids[query],
+                                    "doc_id": doc_ids[doc], "score": score}))
     return pd.concat(frames, ignore_index=True)
 
 

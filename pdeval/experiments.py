@@ -2,7 +2,8 @@
 
 Training sensitivity under incomplete judgments (He, Macdonald & Ounis 2008; MEASURES.md
 E11): :func:`training_sensitivity`, with the helpers :func:`sign_test`,
-:func:`inverse_sd` and :func:`full_judgment_wilcoxon`.
+:func:`inverse_sd` and :func:`full_judgment_wilcoxon`; :func:`combine_sensitivities` joins the
+results of several models (the paper trains BM25's b and PL2's c).
 
 Input: one result frame of a parameter sweep. Each value of the swept parameter
 (``param``, e.g. BM25's ``b``) is one system; its runs are evaluated
@@ -28,6 +29,7 @@ from .frames import as_result, result_keys
 __all__ = [
     "TrainingSensitivity",
     "training_sensitivity",
+    "combine_sensitivities",
     "full_judgment_wilcoxon",
     "sign_test",
     "inverse_sd",
@@ -56,15 +58,27 @@ def sign_test(a: int, b: int) -> float:
 
 
 def inverse_sd(values: Sequence[float], ddof: int = 1) -> float:
-    """Stability ``1 / sd(values)`` (He, Macdonald & Ounis 2008), ddof = 1; sd = 0 gives +inf.
+    """Stability ``1 / sd(values)`` (He, Macdonald & Ounis 2008), ddof = 1; sd = 0 (all values
+    equal) gives +inf.
 
     NaN when fewer than ``ddof + 1`` values are given.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.size <= ddof:
         return float("nan")
-    sd = float(np.std(values, ddof=ddof))
+    sd = _sd(values, ddof)
     return math.inf if sd == 0 else 1.0 / sd
+
+
+def _sd(values, ddof: int = 1) -> float:
+    """Sample standard deviation; exactly 0 when every value is equal (``np.std`` of ten copies
+    of 0.6 is 1.2e-16 through the rounding of the mean, which would make 1/sd finite)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size <= ddof:
+        return float("nan")
+    if values.min() == values.max():
+        return 0.0
+    return float(np.std(values, ddof=ddof))
 
 
 def _inverse(sd: pd.Series) -> pd.Series:
@@ -96,9 +110,13 @@ class TrainingSensitivity:
         per task and measure, the Wilcoxon test at complete judgments
         (:func:`full_judgment_wilcoxon`), or ``None`` when the reference does not cover the
         training topics.
+
+    :func:`combine_sensitivities` joins several results (e.g. one per retrieval model) into one
+    whose frames start with a column naming the part (``model``); ``param`` is then a mapping
+    part -> parameter name.
     """
 
-    param: str
+    param: Union[str, Mapping[str, str]]
     baseline: str
     measures: list
     optimal: pd.DataFrame
@@ -109,11 +127,15 @@ class TrainingSensitivity:
     wilcoxon: Optional[pd.DataFrame]
 
     def sign_tests(
-        self, levels: Optional[Sequence] = None, alpha: float = 0.05, rtol: float = 0.0
+        self, levels: Union[None, Sequence, Mapping[str, Sequence]] = None, alpha: float = 0.05, rtol: float = 0.0
     ) -> pd.DataFrame:
         """Sign tests of the stabilities of each measure M against the baseline (E11 step 5).
 
-        Cases are (task, level) pairs, optionally restricted to ``levels``. For
+        Cases are (task, level) pairs -- (model, task, level) for a result of
+        :func:`combine_sensitivities` -- optionally restricted to ``levels``: a list of levels,
+        or a mapping from the values of the first case column (the model of a combined result,
+        else the task) to the levels that count there (e.g. the levels whose sampled relevant
+        documents differ, which depend on the collection). For
         ``kind="opt"`` the case compares 1/sigma_opt(M) with 1/sigma_opt(baseline) (the
         paper's Table 4); for ``kind="diff"`` 1/sigma_diff evaluated by M with
         1/sigma_diff evaluated by the baseline (Table 5). ``a`` = cases where M is more
@@ -128,21 +150,75 @@ class TrainingSensitivity:
         opt = self.stability
         dif = self.diff_stability
         if levels is not None:
-            opt = opt[opt["level"].isin(list(levels))]
-            dif = dif[dif["level"].isin(list(levels))]
-        base_opt = opt[opt["measure"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
+            opt, dif = _keep_levels(opt, levels), _keep_levels(dif, levels)
+        cases = [c for c in opt.columns if c not in ("measure", "n_samples", "sigma", "inv_sigma")]
+        base_opt = opt[opt["measure"] == self.baseline].set_index(cases)["inv_sigma"]
         for measure in self.measures:
-            mine = opt[opt["measure"] == measure].set_index(["task", "level"])["inv_sigma"]
+            mine = opt[opt["measure"] == measure].set_index(cases)["inv_sigma"]
             rows.append(("opt", measure, *_sign_counts(mine, base_opt, rtol), alpha))
             part = dif[dif["measure"] == measure]
-            mine = part[part["evaluated"] == measure].set_index(["task", "level"])["inv_sigma"]
-            base = part[part["evaluated"] == self.baseline].set_index(["task", "level"])["inv_sigma"]
+            mine = part[part["evaluated"] == measure].set_index(cases)["inv_sigma"]
+            base = part[part["evaluated"] == self.baseline].set_index(cases)["inv_sigma"]
             rows.append(("diff", measure, *_sign_counts(mine, base, rtol), alpha))
         out = pd.DataFrame(rows, columns=["kind", "measure", "a", "b", "n_cases", "n_tied", "n_nan", "alpha"])
         out["label"] = out["a"].astype(str) + "/" + out["b"].astype(str)
         out["p_value"] = [sign_test(a, b) for a, b in zip(out["a"], out["b"])]
         out["significant"] = out["p_value"] < alpha
         return out[["kind", "measure", "a", "b", "label", "p_value", "significant", "n_cases", "n_tied", "n_nan"]]
+
+
+def combine_sensitivities(parts: Mapping[str, TrainingSensitivity], *, key: str = "model") -> TrainingSensitivity:
+    """One :class:`TrainingSensitivity` from several, e.g. one per retrieval model or collection.
+
+    Every frame gets a first column ``key`` holding the part's name, so the tables can be laid
+    out by model and :meth:`TrainingSensitivity.sign_tests` counts (model, task, level) cases:
+    He, Macdonald & Ounis (2008) pool their sign tests over BM25 and PL2 and over four tasks.
+    ``param`` becomes the mapping name -> parameter (``{"BM25": "b", "PL2": "c"}``); ``wilcoxon``
+    is ``None`` if any part has none. All parts must share the baseline and the measures.
+    """
+    parts = dict(parts)
+    if not parts:
+        raise PdevalError("combine_sensitivities needs at least one part")
+    first = next(iter(parts.values()))
+    for name, part in parts.items():
+        if not isinstance(part, TrainingSensitivity):
+            raise PdevalError(f"part {name!r} is a {type(part).__name__}, not a TrainingSensitivity")
+        if part.baseline != first.baseline or list(part.measures) != list(first.measures):
+            raise PdevalError(
+                f"part {name!r} has baseline {part.baseline!r} and measures {part.measures}; the first part has "
+                f"{first.baseline!r} and {first.measures}: combine only results of the same comparison"
+            )
+        if key in part.optimal.columns:
+            raise PdevalError(f"part {name!r} already has a {key!r} column; pick another key=")
+
+    def joined(attribute: str) -> pd.DataFrame:
+        return pd.concat([getattr(part, attribute).assign(**{key: name}) for name, part in parts.items()],
+                         ignore_index=True).pipe(lambda f: f[[key, *f.columns.drop(key)]])
+
+    wilcoxon = None if any(part.wilcoxon is None for part in parts.values()) else joined("wilcoxon")
+    return TrainingSensitivity(
+        param={name: part.param for name, part in parts.items()},
+        baseline=first.baseline,
+        measures=list(first.measures),
+        optimal=joined("optimal"),
+        stability=joined("stability"),
+        effectiveness=joined("effectiveness"),
+        differences=joined("differences"),
+        diff_stability=joined("diff_stability"),
+        wilcoxon=wilcoxon,
+    )
+
+
+def _keep_levels(frame: pd.DataFrame, levels) -> pd.DataFrame:
+    if not isinstance(levels, Mapping):
+        return frame[frame["level"].isin(list(levels))]
+    key = frame.columns[0]
+    unknown = set(map(str, levels)) - set(frame[key].astype(str))
+    if unknown:
+        raise PdevalError(f"levels= names {sorted(unknown)}, which are not values of {key!r} ({sorted(set(frame[key]))})")
+    allowed = pd.DataFrame([(k, lvl) for k, lv in levels.items() for lvl in lv], columns=[key, "level"])
+    allowed = allowed.astype({"level": frame["level"].dtype}, errors="ignore")
+    return frame.merge(allowed.drop_duplicates(), on=[key, "level"], how="inner")
 
 
 def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[int, int, int, int, int]:
@@ -469,14 +545,14 @@ def training_sensitivity(
     optimal = pd.concat(optimal_frames, ignore_index=True)
     stability = (
         optimal.groupby(["task", "measure", "level"], sort=False, observed=True)["theta"]
-        .agg(n_samples="count", sigma=lambda s: s.astype(float).std(ddof=1))
+        .agg(n_samples="count", sigma=lambda s: _sd(s.astype(float)))
         .reset_index()
     )
     stability["inv_sigma"] = _inverse(stability["sigma"])
     differences = pd.concat(diff_frames, ignore_index=True)
     diff_stability = (
         differences.groupby(["task", "measure", "level", "evaluated"], sort=False, observed=True)["diff"]
-        .agg(n_samples="count", sigma=lambda s: s.std(ddof=1))
+        .agg(n_samples="count", sigma=lambda s: _sd(s))
         .reset_index()
     )
     diff_stability["inv_sigma"] = _inverse(diff_stability["sigma"])

@@ -81,7 +81,7 @@ DEFAULT_DATA = {
     "inferred_ap": "clef2018-full",
     "rankeff": "clef2018-full (and Cranfield)",
     "rpref": "Cranfield, CLEF 2018 sample",
-    "training_sensitivity": "Cranfield (BM25)",
+    "training_sensitivity": "Cranfield (BM25, PL2), trec-dl21 (fusion)",
     "pool_bias": "CLEF 2018 sample",
     "sampled_judgments": "CLEF 2018 sample, CDS 2015",
     "leaderboard_nist_vs_gpt4": "trec-dl21",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -10,7 +11,13 @@ import pytest
 import scipy.stats as st
 
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.experiments import full_judgment_wilcoxon, inverse_sd, sign_test, training_sensitivity
+from pdeval.experiments import (
+    combine_sensitivities,
+    full_judgment_wilcoxon,
+    inverse_sd,
+    sign_test,
+    training_sensitivity,
+)
 
 TOL = 1e-9
 
@@ -28,6 +35,20 @@ def test_e11_inverse_sd_examples():
     assert inverse_sd(THETA_MAP) == pytest.approx(21.7642875033, abs=TOL)
     assert inverse_sd(THETA_BPREF) == pytest.approx(42.4264068712, abs=TOL)
     assert inverse_sd([0.5, 0.5, 0.5]) == math.inf
+    # np.std of ten copies of 0.6 is 1.2e-16 (the mean rounds): equal values are still perfectly stable
+    assert inverse_sd([0.6] * 10) == math.inf
+
+
+def test_equal_optima_are_infinitely_stable_despite_rounding():
+    frame = experiment()
+    frame.loc[frame["level"].eq(10), "value"] = 1.0 - (frame["b"] - 0.60).abs()  # every sample trains to 0.60
+    frame["b"] = frame["b"].replace({0.60: 0.6})
+    out = training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+    stab = out.stability.set_index(["measure", "level"])
+    assert set(out.optimal.loc[out.optimal["level"] == 10, "theta"]) == {0.6}
+    assert stab.loc[("AP", 10), "sigma"] == 0.0 and stab.loc[("AP", 10), "inv_sigma"] == math.inf
+    dstab = out.diff_stability.set_index(["level", "evaluated"])
+    assert dstab.loc[(10, "AP"), "inv_sigma"] == math.inf
     assert math.isnan(inverse_sd([0.5]))
 
 
@@ -191,6 +212,39 @@ def test_several_tasks_pool_their_cases():
     assert signs.loc["opt", "a"] == 2 and signs.loc["opt", "b"] == 2 and signs.loc["opt", "n_cases"] == 4
     assert signs.loc["opt", "p_value"] == pytest.approx(0.5)
     assert len(out.wilcoxon) == 2
+
+
+def test_models_combine_into_model_task_level_cases():
+    frame = experiment()
+    bm25 = training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+    # a second "model": the same sweep with bpref's level-10 optima made *less* stable than AP's
+    other = frame.rename(columns={"b": "c"})
+    flip = other["level"].eq(10) & other["measure"].isin(["AP", "bpref"])
+    swapped = other.loc[flip].copy()
+    swapped["measure"] = swapped["measure"].map({"AP": "bpref", "bpref": "AP"})
+    other = pd.concat([other[~flip], swapped], ignore_index=True)
+    pl2 = training_sensitivity(other, param="c", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+    both = combine_sensitivities({"BM25": bm25, "PL2": pl2})
+    assert both.param == {"BM25": "b", "PL2": "c"}
+    assert list(both.stability.columns[:2]) == ["model", "task"]
+    assert len(both.optimal) == len(bm25.optimal) + len(pl2.optimal)
+    pd.testing.assert_frame_equal(
+        both.stability[both.stability["model"] == "PL2"].drop(columns="model").reset_index(drop=True), pl2.stability
+    )
+    # level 10 decides in both models, in opposite directions: 1 of 2 untied (model, task, level) cases
+    signs = both.sign_tests().set_index("kind")
+    assert signs.loc["opt", "a"] == 1 and signs.loc["opt", "b"] == 2 and signs.loc["opt", "n_cases"] == 4
+    assert signs.loc["opt", "p_value"] == pytest.approx(1.0)
+    assert set(both.wilcoxon["model"]) == {"BM25", "PL2"}
+    # levels per model: level 10 counts for BM25 only -> its one case, which bpref wins
+    only = both.sign_tests(levels={"BM25": [10], "PL2": [50]}).set_index("kind")
+    assert only.loc["opt", "a"] == 1 and only.loc["opt", "b"] == 1 and only.loc["opt", "n_cases"] == 2
+    with pytest.raises(PdevalError, match="not values of 'model'"):
+        both.sign_tests(levels={"BM2": [10]})
+    with pytest.raises(PdevalError, match="same comparison"):
+        combine_sensitivities({"BM25": bm25, "other": dataclasses.replace(bm25, measures=["nDCG"])})
+    with pytest.raises(PdevalError, match="already has"):
+        combine_sensitivities({"all": both})
 
 
 def test_full_judgment_wilcoxon_identical_settings():
