@@ -95,6 +95,36 @@ def studies_a_collection(path: Path) -> bool:
     return "collection(" in path.read_text()
 
 
+#: marks the first cell of a copy run on another collection (:func:`label_copy`)
+COPY_BANNER = "<!-- collection copy -->"
+
+
+def label_copy(nb: nbformat.NotebookNode, stem: str, collection: str, verdicts: Path) -> nbformat.NotebookNode:
+    """Put at the top of a copy run on ``collection`` what its prose cannot say: the text was
+    written for the notebook's own run (its numbers and its closing discussion describe that
+    run), while every output, and the verdicts repeated here from ``verdicts``, are this
+    collection's. A banner from an earlier labelling is replaced."""
+    import pandas as pd
+
+    nb.cells = [cell for cell in nb.cells if not (cell.cell_type == "markdown" and cell.source.startswith(COPY_BANNER))]
+    table = pd.read_csv(verdicts)
+    rows = ["| paper's finding | ours on this collection | agrees | tolerance |", "|---|---|---|---|"]
+    rows += ["| " + " | ".join(str(value).replace("|", "\\|").replace("\n", " ") for value in row) + " |"
+             for row in table.itertuples(index=False)]
+    text = "\n".join([
+        COPY_BANNER,
+        f"**This copy of `{stem}.ipynb` runs on `{collection}`.** Every output below, figures and the",
+        "verdict table included, is computed on this collection. The text cells were written for the",
+        f"notebook's own run ({DEFAULT_DATA.get(stem, 'its default data')}): the title, the numbers they quote and",
+        "the closing discussion describe that run, not this one. This collection's verdicts, each with",
+        "the tolerance that decided it:",
+        "",
+        *rows,
+    ])
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(text))
+    return nb
+
+
 def write_summary() -> Path:
     """``notebooks/REPRODUCTIONS.md``: per notebook and collection, the tally of its verdicts; the
     same table goes into the README between its ``reproductions`` markers."""
@@ -159,6 +189,8 @@ def main(argv=None) -> int:
         if not args.fast:
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             target = COPIES / f"{stem}.ipynb" if name else path
+            if name:
+                nb = label_copy(nb, path.stem, name, VERDICTS / f"{stem}.csv")
             target.parent.mkdir(exist_ok=True)
             nbformat.write(nb, target)
         print(f"{stem}: {elapsed:.1f} s", flush=True)

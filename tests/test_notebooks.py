@@ -109,3 +109,22 @@ def test_committed_notebook_has_full_run_outputs(path):
     source = "".join("".join(cell["source"]) for cell in code)
     for name in re.findall(r'save\([^,]+,\s*"([^"]+)"', source):
         assert (NOTEBOOKS / "figures" / f"{name}.png").is_file(), f"notebooks/figures/{name}.png is missing"
+
+
+COPIES = sorted((NOTEBOOKS / "collections").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", COPIES, ids=[p.stem for p in COPIES])
+def test_a_copy_on_another_collection_says_so_and_shows_its_own_verdicts(path):
+    """The prose of a copy was written for the notebook's own run: the copy's first cell must
+    say which collection it runs on and repeat the verdicts computed on it (its CSV)."""
+    import pandas as pd
+
+    stem, collection = path.stem.split(".", 1)
+    first = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+    assert f"runs on `{collection}`" in first
+    verdicts = pd.read_csv(NOTEBOOKS / "verdicts" / f"{path.stem}.csv")
+    rows = [line for line in first.splitlines() if line.startswith("| ") and not line.startswith("| paper's")]
+    assert len(rows) == len(verdicts)
+    for line, agrees in zip(rows, verdicts["agrees"]):
+        assert f"| {agrees} |" in line
