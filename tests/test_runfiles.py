@@ -21,7 +21,11 @@ def write_runs(directory: Path, runs: pd.DataFrame) -> None:
     pdeval.write_run(runs, directory, per_run=True, suffix=".txt.gz")
 
 
-def test_one_file_at_a_time_equals_all_rows_at_once(tmp_path):
+@pytest.mark.parametrize("batch_rows", [1, 3_000, 1 << 20])  # a file per batch, a few, all at once
+def test_files_in_batches_equal_all_rows_at_once(tmp_path, monkeypatch, batch_rows):
+    import pdeval.runfiles
+
+    monkeypatch.setattr(pdeval.runfiles, "BATCH_ROWS", batch_rows)
     clef = pdeval.datasets.load("clef2018")
     runs = clef.runs.loc[clef.runs["run"].isin(clef.runs["run"].unique()[:6])]
     write_runs(tmp_path / "runs", runs)
