@@ -32,7 +32,8 @@ import pandas as pd
 from .coverage import check_coverage
 from .errors import PdevalError, PdevalWarning, warn
 from .frames import (
-    ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys, variant_keys,
+    ABSENT, POOLED, DuplicatePolicy, as_qrels, as_result, as_run, drop_duplicates, require_rows, result_keys,
+    take_rows, variant_keys,
 )
 from .measures import Measure, parse_all
 from .measures.sampled import sampling_columns
@@ -273,7 +274,7 @@ class RankedRun:
             # (rarely) two ids with one key; the policy is applied exactly to those lists' rows
             rows = np.concatenate([part.suspect_rows for part in waiting])
             kept = drop_duplicates(
-                run.iloc[rows].reset_index(drop=True), ["run", *by, "query_id", "doc_id"], duplicates,
+                take_rows(run, rows), ["run", *by, "query_id", "doc_id"], duplicates,
                 kind="run", value="score",
             )
             dropped = np.setdiff1d(rows, rows[kept.index.to_numpy()], assume_unique=True)

@@ -287,6 +287,31 @@ def _numeric(frame: pd.DataFrame, column: str, kind: str, keys: Sequence[str]) -
     return converted
 
 
+def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """``frame.iloc[rows]`` with a fresh index, without joining the chunks of Arrow columns:
+    Arrow's ``take`` on a column of many chunks (a file read in blocks) first concatenates
+    them all, a copy of the whole column to fetch a few rows; here each chunk that holds some
+    of the rows is taken from on its own."""
+    rows = np.asarray(rows, dtype=np.int64)
+    columns = {}
+    for name in frame.columns:
+        chunks = _arrow_chunks(frame[name]) if len(rows) else None
+        if chunks is None or len(chunks) == 1:
+            columns[name] = frame[name].iloc[rows].reset_index(drop=True)
+            continue
+        import pyarrow as pa
+
+        bounds = np.cumsum([0] + [len(chunk) for chunk in chunks])
+        chunk_of_row = np.searchsorted(bounds, rows, side="right") - 1
+        by_chunk = np.argsort(chunk_of_row, kind="stable")
+        used, first = np.unique(chunk_of_row[by_chunk], return_index=True)
+        pieces = [chunks[c].take(pa.array(rows[part] - bounds[c]))
+                  for c, part in zip(used.tolist(), np.split(by_chunk, first[1:]))]
+        taken = pa.concat_arrays(pieces).take(pa.array(np.argsort(by_chunk)))
+        columns[name] = pd.Series(pd.arrays.ArrowStringArray(taken), name=name)
+    return pd.DataFrame(columns, copy=False)
+
+
 def drop_duplicates(
     frame: pd.DataFrame,
     keys: Sequence[str],

@@ -97,7 +97,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError, warn
-from .frames import DuplicatePolicy, as_qrels, as_run, variant_keys
+from .frames import DuplicatePolicy, as_qrels, as_run, take_rows, variant_keys
 from .ids import encode, short_keys
 from .integrations import is_source, read_source
 from .ranking import groups_with_repeats, rank_run
@@ -271,7 +271,9 @@ def _line_blocks(path: Path, block_bytes: int):
         if piece.endswith(b"\r"):  # it may be half of a CRLF split between two pieces
             piece, carry = piece[:-1], b"\r"
         if b"\r" in piece:  # CRLF, or CR alone (old Mac files): every CR ends a line
-            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            piece = piece.replace(b"\r\n", b"\n")
+            if b"\r" in piece:
+                piece = piece.replace(b"\r", b"\n")
         end = piece.rfind(b"\n")
         if end < 0:  # no line ends in this piece: read on
             rest += piece
@@ -301,15 +303,16 @@ def _decompressed(path: Path, block_bytes: int):
                 while piece := handle.read(block_bytes):
                     yield piece
             elif module is gzip:  # zlib directly: it checks the CRC itself, and members follow each other
-                raw = handle.read()
+                # the compressed bytes are read a piece at a time too (a file is never held whole)
+                raw = handle.read(block_bytes)
                 while raw:
                     inflater = zlib.decompressobj(wbits=31)
                     while raw and not inflater.eof:
                         yield inflater.decompress(raw, block_bytes)
-                        raw = inflater.unconsumed_tail
+                        raw = inflater.unconsumed_tail or (b"" if inflater.eof else handle.read(block_bytes))
                     if not inflater.eof:
                         raise EOFError("the compressed data end before the end-of-stream marker")
-                    raw = inflater.unused_data
+                    raw = inflater.unused_data or handle.read(block_bytes)
             else:
                 with module.open(handle, "rb") as stream:
                     while piece := stream.read(block_bytes):
@@ -905,14 +908,14 @@ def _read_run_files(
             rows = np.flatnonzero(suspect)
             lines = columns.line[rows] if isinstance(columns.line, np.ndarray) else columns.line.start + rows
             kept = _validate_with_path(
-                pd.DataFrame({name: values.iloc[rows] if isinstance(values, pd.Series) else values[rows]
-                              for name, values in columns_of_file.items()}).reset_index(drop=True),
-                keys, lines, duplicates, str(path), "run", stacklevel=4,
+                take_rows(pd.DataFrame(columns_of_file, copy=False), rows), keys, lines, duplicates, str(path), "run",
+                stacklevel=4,
             )
             if len(kept) < len(rows):
                 keep = ~suspect
                 keep[rows[kept.index.to_numpy()]] = True
-                for name, values in list(columns_of_file.items()):  # one column copied at a time
+                for name in list(columns_of_file):  # one column copied at a time, the old one freed
+                    values = columns_of_file[name]
                     columns_of_file[name] = (
                         values[keep].reset_index(drop=True) if isinstance(values, pd.Series) else values[keep]
                     )
