@@ -102,9 +102,8 @@ def check_coverage(ranked, judgments, *, complete: bool, depth: Optional[int]) -
             f"{int(retrieved.sum())} topic(s) evaluated; " + "; ".join(parts) + ".",
             OverlapWarning,
         )
-    known = ranked.known_rows
-    judged = known[judgments.judged_pair[ranked.pair[known]]]
-    system = ranked.group_of_row[judged] // max(n_topics, 1)
+    judged = judgments.judged_pair[ranked.pair[ranked.known_rows]]
+    system = ranked.known_groups[judged] // max(n_topics, 1)
     has_judged = np.bincount(system, minlength=n_systems) > 0
     unjudged = ~has_judged & (lengths.sum(axis=1) > 0)
     if unjudged.any():

@@ -202,23 +202,24 @@ class RankedRun:
         return first_row - list_start + 1, end_row - list_start
 
     @cached_property
-    def group_of_row(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
-
-    @cached_property
     def known_rows(self) -> np.ndarray:
         """Rows whose (topic, document) pair some qrels variant holds (judged or pooled)."""
         return np.flatnonzero(self.pair >= 0)
 
     @cached_property
+    def known_groups(self) -> np.ndarray:
+        """The group of each of :attr:`known_rows` (found without a group per row of the run)."""
+        return np.searchsorted(self.offsets, self.known_rows, side="right") - 1
+
+    @cached_property
     def known_offsets(self) -> np.ndarray:
         """Group offsets of :attr:`known_rows`."""
-        return group_offsets(self.group_of_row[self.known_rows], len(self.offsets) - 1)
+        return group_offsets(self.known_groups, len(self.offsets) - 1)
 
     @cached_property
     def known_ranks(self) -> np.ndarray:
         """Rank in the full list of each of :attr:`known_rows`."""
-        return ranks_within(self.offsets)[self.known_rows]
+        return self.known_rows - self.offsets[self.known_groups] + 1
 
     @classmethod
     def build(
@@ -307,7 +308,7 @@ class RankedRun:
 _PART_ROWS = 1 << 19
 #: most rows of a part: the per-row arrays of ranking (ids packed into words, keys, the
 #: sort permutation) exist for a few parts at a time, which bounds the memory of large runs
-_MAX_PART_ROWS = 1 << 20
+_MAX_PART_ROWS = 1 << 19
 
 
 def _part_count(n_rows: int, n_threads: int) -> int:

@@ -100,7 +100,7 @@ from .errors import ColumnWarning, DuplicateError, ParseError, PdevalError, Pdev
 from .frames import DuplicatePolicy, as_qrels, as_run, take_rows, variant_keys
 from .ids import encode, short_keys
 from .integrations import is_source, read_source
-from .ranking import groups_with_repeats, rank_run
+from .ranking import groups_with_repeats, rank_run, row_blocks
 from . import threads
 
 import pyarrow as pa
@@ -914,14 +914,27 @@ def _read_run_files(
             if len(kept) < len(rows):
                 keep = ~suspect
                 keep[rows[kept.index.to_numpy()]] = True
-                for name in list(columns_of_file):  # one column copied at a time, the old one freed
-                    values = columns_of_file[name]
-                    columns_of_file[name] = (
-                        values[keep].reset_index(drop=True) if isinstance(values, pd.Series) else values[keep]
-                    )
-                    del values
-                    pa.default_memory_pool().release_unused()
+                for name in list(columns_of_file):
+                    columns_of_file[name] = _without_dropped(columns_of_file.pop(name), keep)
         yield columns_of_file
+
+
+def _without_dropped(values, keep: np.ndarray):
+    """``values[keep]`` for a file's column (numpy, or pandas strings over Arrow), copied a
+    block of rows at a time, each old block freed once copied, so that dropping a few
+    duplicate rows never holds a large column twice (a pandas mask would also build an
+    index of every row)."""
+    if not isinstance(values, pd.Series):
+        return values[keep]
+    blocks = list(pa.chunked_array(pa.array(values)).chunks)
+    del values
+    bounds = np.cumsum([0] + [len(block) for block in blocks])
+    kept = []
+    for index, (low, high) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
+        kept.append(pc.filter(blocks[index], keep[low:high]))
+        blocks[index] = None
+    pa.default_memory_pool().release_unused()
+    return _string_series(pa.chunked_array(kept, type=pa.large_string()))
 
 
 def _screened_run_file(path_and_name: tuple, want_tag: bool, engine: str) -> tuple:
@@ -953,7 +966,17 @@ def _lists_that_may_repeat(columns: dict, one_run: bool) -> Optional[np.ndarray]
     topic, topics = encode(columns["query_id"])
     if not one_run:
         topic = encode(columns["run"])[0] * len(topics) + topic
-    return groups_with_repeats(topic, short_keys(columns["doc_id"]))
+    keys = short_keys(columns["doc_id"])
+    # whole lists a million rows or so at a time: the sorts' copies exist for one slice
+    slices = row_blocks(topic, -(-len(topic) // (1 << 20)))
+    found = [(low, groups_with_repeats(topic[low:high], keys[low:high])) for low, high in slices]
+    if all(suspect is None for _, suspect in found):
+        return None
+    suspect = np.zeros(len(topic), dtype=bool)
+    for low, part in found:
+        if part is not None:
+            suspect[low : low + len(part)] = part
+    return suspect
 
 
 def _stack(files: list) -> pd.DataFrame:
