@@ -404,19 +404,20 @@ def test_sakai2016_powers_are_nagatas_normal_approximations(alpha, variance):
 @settings(max_examples=40, deadline=None)
 @given(
     variance=hs.floats(0.005, 0.2),
-    delta=hs.floats(0.02, 0.3),
+    delta=hs.floats(0.005, 0.3),
     m=hs.integers(2, 60),
     alpha=hs.sampled_from([0.01, 0.05]),
     beta=hs.sampled_from([0.1, 0.2, 0.3]),
 )
 def test_sakai2016_sizes_within_a_few_topics_of_exact(variance, delta, m, alpha, beta):
+    # Largest gap: two systems, many topics (ANOVA about 2.5 % fewer at alpha 0.05, beta 0.3).
     for design, options in (("t", {}), ("anova", {"n_systems": m})):
         exact = topic_set_size(variance, design=design, min_delta=delta, alpha=alpha, beta=beta, **options)
         approx = topic_set_size(
             variance, design=design, min_delta=delta, alpha=alpha, beta=beta, method="sakai2016", **options
         )
         n_exact, n_approx = exact["n_topics"].item(), approx["n_topics"].item()
-        assert abs(n_approx - n_exact) <= max(2, math.ceil(0.02 * n_exact))
+        assert abs(n_approx - n_exact) <= max(2, math.ceil(0.03 * n_exact))
         assert approx["method"].item() == "sakai2016" and exact["method"].item() == "exact"
         assert approx["power"].item() >= 1 - beta
 

@@ -25,9 +25,9 @@ without replication on existing runs (:func:`pdeval.anova`); the paired designs 
 ``sigma_d^2 = 2 sigma^2`` (the variance of a difference of two such scores).
 
 ``method="exact"`` (the default) computes the powers with SciPy's noncentral t and F
-distributions. ``method="sakai2016"`` uses instead the normal approximations of Nagata (2003)
-with which Sakai (2016, sec. 3-4) designs topic sets and which his Excel tools
-(``samplesizeTTEST2``, ``samplesizeANOVA2``) compute:
+distributions. ``method="sakai2016"`` uses instead the normal approximations of Nagata
+(2003, *How to design the sample size*, in Japanese) with which Sakai (2016) designs topic
+sets and which his Excel tools (``samplesizeTTEST2``, ``samplesizeANOVA2``) compute:
 
 ``design="t"``
     with ``phi = n - 1``, ``w = t_{alpha/2}(phi)``, ``lambda = sqrt(n) min_delta / sigma_d``
@@ -51,9 +51,10 @@ Both methods return the smallest ``n >= 2`` that meets the requirement. Sakai's 
 from Nagata's closed-form first guess (``n' = ((z_{alpha/2} + z_beta) / Delta)^2 + z_{alpha/2}^2
 / 2`` for the t-test, ``n' = lambda / Delta`` from a linear approximation of ``lambda`` for
 ANOVA, ``n' = 4 z_{alpha/2}^2 sigma_d^2 / delta^2`` for the interval) and step ``n`` until the
-requirement holds; where that guess is already above the smallest ``n`` (rarely, by a topic)
-a tool that only counts upwards would report the guess. The two methods differ by a topic
-or two at most for the usual requirements (the approximations are close; see the tests).
+requirement holds; where that guess is already above the smallest ``n``, a tool that only
+counts upwards would report the guess instead. The two methods agree to within two topics or
+3 % of ``n``, whichever is more (the t-test to a topic; the ANOVA approximation asks for up
+to 3 % fewer topics with two or three systems and many topics).
 """
 
 from __future__ import annotations
