@@ -330,11 +330,11 @@ def test_ci_design_equals_chi_expectation(variance, width):
 # Sakai, "Topic set size design with variance estimates from two-way ANOVA", EVIA 2014
 # (NTCIR-11), topic-set-size table for the TREC adhoc/news data at measurement depth 1000:
 # one-way-ANOVA design, alpha = 0.05, beta = 0.20, m = 10 systems, n for minD = 0.10, 0.20,
-# 0.25, computed with his Excel tool samplesizeANOVA2 (the design of Sakai, IRJ 2016,
-# sec. 4). Taken from a public third-party transcription of that table, which quotes the
-# sizes but not the variances sigma^2 behind them: the test therefore asks for one variance
-# that yields all three sizes of a row, which the df-dependence of the design must get
-# right (n(0.20) and n(0.25) are not n(0.10) / 4 and / 6.25).
+# 0.25, computed with his Excel tool for that design (now samplesizeANOVA2; the ANOVA design
+# of Sakai, IRJ 2016). Taken from a public third-party transcription of that table, which
+# quotes the sizes but not the variances sigma^2 behind them: the test therefore asks for one
+# variance that yields all three sizes of a row, which the degrees of freedom of the design
+# must get right (for Q and nDCG, n(0.20) is more than n(0.10) / 4 rounded up).
 EVIA2014_ANOVA_M10 = {
     "AP": (166, 42, 27),
     "Q": (168, 43, 28),

@@ -27,7 +27,7 @@ without replication on existing runs (:func:`pdeval.anova`); the paired designs 
 ``method="exact"`` (the default) computes the powers with SciPy's noncentral t and F
 distributions. ``method="sakai2016"`` uses instead the normal approximations of Nagata
 (2003, *How to design the sample size*, in Japanese) with which Sakai (2016) designs topic
-sets and which his Excel tools (``samplesizeTTEST2``, ``samplesizeANOVA2``) compute:
+sets and which his Excel tools (now ``samplesizeTTEST2``, ``samplesizeANOVA2``) compute:
 
 ``design="t"``
     with ``phi = n - 1``, ``w = t_{alpha/2}(phi)``, ``lambda = sqrt(n) min_delta / sigma_d``
