@@ -694,8 +694,9 @@ def _parse_run_file(path: Path, want_tag: bool, engine: str) -> _Columns:
             columns = _python_run(block, str(path), want_tag, first_line)
         parts.append(columns)
     columns = _concatenate(parts)
-    del parts
-    pa.default_memory_pool().release_unused()  # Arrow's pool keeps what the blocks no longer use
+    if len(parts) > 1:  # a large file: Arrow's pool keeps what its blocks no longer use
+        del parts
+        pa.default_memory_pool().release_unused()
     if len(columns.line) == 0:
         # a file without data lines is empty unless some line holds a comment
         what = "is empty" if not columns.comments else "holds no run line (only comments or blank lines)"
