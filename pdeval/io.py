@@ -436,12 +436,10 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     The reader splits on one delimiter and converts in parallel, but knows nothing of the
     other rules, so only data it cannot misread is given to it, and what it returns is
     checked: no NUL, ``\\v``, ``\\f``, ``#`` (comments), ``\\r`` only before ``\\n``, and no
-    byte of the other separator; no separator doubled, at the start or at the end of a line
-    (so no field is empty, and the columns ``Q0`` and ``tag`` need not be converted to be
-    checked; a separator ending every line of seven or more fields only empties an ignored
-    extra); every line the same number of fields (else the reader fails: blank lines);
-    ranks checked against the integer grammar (Arrow would read ``0x10``) and scores not
-    NaN. Fields after the sixth are ignored.
+    byte of the other separator; every line the same number of fields (else the reader fails: blank lines,
+    repeated separators); no empty field among the six (a doubled separator on a short
+    line); ranks checked against the integer grammar (Arrow would read ``0x10``) and scores
+    not NaN. Trailing fields (a separator at the end of every line) are ignored.
     """
     if not data or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
         return None
@@ -456,10 +454,6 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     n_fields = first.count(delimiter) + 1
     if n_fields < 6 or other in data:
         return None
-    if delimiter * 2 in data or data.startswith(delimiter) or b"\n" + delimiter in data:
-        return None  # an empty field somewhere
-    if n_fields == 6 and (delimiter + b"\n" in data or delimiter + b"\r" in data or data.endswith(delimiter)):
-        return None  # an empty tag (with more fields, every line has them: an empty one is an ignored extra)
     names = _CSV_RUN_FIELDS + [f"extra{i}" for i in range(n_fields - 6)]
     # Arrow reads "0x10" as an integer: with an "x" anywhere, ranks are read as text (few
     # distinct values) and checked against the integer grammar
@@ -471,7 +465,7 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
             read_options=pa_csv.ReadOptions(column_names=names),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=["query_id", "doc_id", "rank", "score"] + (["tag"] if want_tag else []),
+                include_columns=_CSV_RUN_FIELDS,
                 column_types={"query_id": pa.string(), "q0": pa.string(), "doc_id": pa.string(), "rank": rank_type,
                               "score": pa.float64(), "tag": pa.string()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
@@ -479,6 +473,9 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+    for name in ("query_id", "q0", "doc_id", "tag"):
+        if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
+            return None
     if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
         return None
     rank = table["rank"]
