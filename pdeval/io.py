@@ -237,7 +237,8 @@ def _resolve_sources(source: RunSource) -> list[Path]:
 
 def _read_bytes(path: Path) -> bytes:
     """The whole content of ``path``, decompressed according to its suffix, without a leading
-    byte-order mark and with every CR line end made a LF (the block reader's pieces, joined)."""
+    byte-order mark and with every lone CR line end made a LF (CRLF stays: every parser takes
+    it; the block reader's pieces, joined)."""
     return b"".join(_line_blocks(path, _BLOCK_BYTES))
 
 
@@ -270,10 +271,9 @@ def _line_blocks(path: Path, block_bytes: int):
         piece, carry = carry + piece, b""
         if piece.endswith(b"\r"):  # it may be half of a CRLF split between two pieces
             piece, carry = piece[:-1], b"\r"
-        if b"\r" in piece:  # CRLF, or CR alone (old Mac files): every CR ends a line
-            piece = piece.replace(b"\r\n", b"\n")
-            if b"\r" in piece:
-                piece = piece.replace(b"\r", b"\n")
+        if b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n"):
+            # a CR alone (old Mac files) ends a line too; CRLF stays (the parsers take it)
+            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         end = piece.rfind(b"\n")
         if end < 0:  # no line ends in this piece: read on
             rest += piece
@@ -990,7 +990,8 @@ def _stack(files: list) -> pd.DataFrame:
             arrays = [np.asarray(each[name]) for each in files]
             columns[name] = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
         else:
-            chunks = [chunk.cast(pa.large_string()) for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
+            chunks = [chunk for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
+            chunks = [chunk if chunk.type == pa.large_string() else chunk.cast(pa.large_string()) for chunk in chunks]
             columns[name] = pa.chunked_array(chunks, type=pa.large_string()).to_pandas()
     return pd.DataFrame(columns, copy=False)
 
