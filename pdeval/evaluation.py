@@ -232,6 +232,7 @@ class RankedRun:
         depth: Optional[int],
         duplicates: DuplicatePolicy = "error",
         ties: bool = False,
+        duplicates_checked: bool = False,
     ) -> "RankedRun":
         """Encode, check and sort a canonical run frame (validated without its duplicate check,
         which runs here on integer codes and falls back to :func:`drop_duplicates`).
@@ -265,7 +266,7 @@ class RankedRun:
             for low, high in row_blocks(list_key, _part_count(len(run), threads.THREADS))
         ]
         del list_key
-        context = _PartContext(judgments, topic_position, len(topic_names), score_precision, ties)
+        context = _PartContext(judgments, topic_position, len(topic_names), score_precision, ties, duplicates_checked)
         # each part is ranked as soon as it has been screened for repeated documents; a part
         # with suspect rows waits, and the duplicate policy is applied once, to all of them
         ranked = list(threads.ordered(functools.partial(_Part.screen_and_rank, context=context), parts))
@@ -326,6 +327,7 @@ class _PartContext:
     n_run_topics: int
     score_precision: ScorePrecision
     ties: bool
+    duplicates_checked: bool  # the lists are known to hold no repeated document: no screen
 
 
 class _Part:
@@ -363,7 +365,9 @@ class _Part:
         else:
             doc_code, self.doc_names = encode(self.doc_ids)
             self.prints = doc_code if rows is None else doc_code[rows]
-        suspect = groups_with_repeats(system * context.n_run_topics + topic_code, self.prints.astype(np.uint32))
+        suspect = None if context.duplicates_checked else groups_with_repeats(
+            system * context.n_run_topics + topic_code, self.prints.astype(np.uint32)
+        )
         self.group = system * len(judgments.topics) + topic
         self.topic, self.score, self.rows = topic, score, rows
         del self.doc_ids, self.system, self.topic_code, self.scores
@@ -590,12 +594,15 @@ def evaluate_frames(
     variants: Optional[Sequence[str]] = None,
     coverage: bool = True,
     judgments: Optional[JudgmentIndex] = None,
+    duplicates_checked: bool = False,
 ) -> pd.DataFrame:
     """:func:`evaluate` on pandas frames. ``coverage=False`` skips the topic overlap checks
     (:mod:`pdeval.coverage`), for callers that evaluate a share of the topics (a dask
     partition) or frames they built themselves; every other check runs. ``judgments`` is
     the index of these qrels (:func:`index_qrels`) when the caller evaluates several runs
-    against them and has built it once."""
+    against them and has built it once; ``duplicates_checked=True`` says that the run's lists
+    hold no repeated document, because the caller read them with :func:`pdeval.read_run`'s
+    check under the same policy (their screen is then not repeated)."""
     by = [by] if isinstance(by, str) else list(by or [])
     check_options(
         undefined=undefined, depth=depth, score_precision=score_precision, duplicates=duplicates,
@@ -607,7 +614,7 @@ def evaluate_frames(
     judgments = judgments or index_qrels(qrels, duplicates=duplicates, variants=variants)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=score_precision, depth=depth, duplicates=duplicates,
-        ties=any(m.needs_ties for m in parsed),
+        ties=any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
     )
     if coverage:
         check_coverage(ranked, judgments, complete=complete, depth=depth)

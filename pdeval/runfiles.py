@@ -46,7 +46,7 @@ def evaluate_run_files(
 
     def evaluate_batch() -> None:
         parts.append(evaluate_frames(_stack(batch), qrels, measures, duplicates=duplicates, judgments=judgments,
-                                     **options))
+                                     duplicates_checked=True, **options))  # the reader applied the policy
         batch.clear()
 
     # the next files are parsed in worker threads while a batch is evaluated; small files are
