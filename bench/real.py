@@ -27,7 +27,8 @@ Workloads (targets in brackets):
 
 Every timed pair runs in one process, alternating (pdeval, peer, pdeval, peer, ...) after a
 warm-up of each, so that both see the same load; medians are reported. The machine is
-shared: read the ratios.
+shared: read the ratios. pdeval uses every core where the work is large (:mod:`pdeval.threads`);
+the peers use one.
 """
 
 from __future__ import annotations
@@ -261,7 +262,10 @@ def render(results: dict) -> str:
     lines = ["## Real collections", "",
              "`bench/real.py` (pdeval, pytrec_eval, pandas and NIST's trec_eval 10.0 on the shared data's run files). "
              "Each pair of tools runs in one process, calls alternating after a warm-up, medians of "
-             f"{results.get('reps')} calls. Measured {results.get('date')} at commit `{results.get('commit')}`; "
+             f"{results.get('reps')} calls. pdeval uses both cores of this machine where the work is large "
+             "(parts of a run of a million rows or more ranked in threads; run files parsed ahead in threads); "
+             "pytrec_eval, pandas and trec_eval use one. "
+             f"Measured {results.get('date')} at commit `{results.get('commit')}`; "
              "the machine was shared with other jobs (load average "
              f"{results.get('load')}), so read the ratios, not the seconds.", ""]
     lines += ["| workload | pdeval | peer | pdeval / peer | target | met | values |", "|---|---|---|---|---|---|---|"]

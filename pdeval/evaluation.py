@@ -245,16 +245,18 @@ class RankedRun:
         rows are put together by moving whole lists; the duplicate policy is applied once,
         to the suspect rows of all parts.
         """
+        # the codes are held to the end as int32 (half the bytes), each made so at once
         if by:
             system, systems = _codes(run, ["run", *by])
+            system = system.astype(np.int32)
         else:
             system, names = encode(run["run"])
             position = byte_order(names)
-            system = position[system]
+            system = position.astype(np.int32)[system]
             systems = pd.DataFrame({"run": np.asarray(names, dtype=object)[np.argsort(position)]})
         topic_code, topic_names = encode(run["query_id"])
+        topic_code = topic_code.astype(np.int32)
         topic_position = judgments.topics.get_indexer(topic_names)
-        system, topic_code = system.astype(np.int32), topic_code.astype(np.int32)  # (held to the end: half the bytes)
         if judgments.doc_fingerprints is not None:  # cached before the threads share them
             judgments.doc_filter
         scores = run["score"].to_numpy()

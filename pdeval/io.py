@@ -433,8 +433,10 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     """Arrow's CSV reader on a run file whose lines are fields separated by single spaces or
     single tabs, the common case, or None (then :func:`_fast_run` decides).
 
-    The reader splits on one delimiter and converts in parallel, but knows nothing of the
-    other rules, so only data it cannot misread is given to it, and what it returns is
+    The reader splits on one delimiter and converts, in the calling thread (files are read in
+    parallel by :mod:`pdeval.threads`, and memory freed where it was allocated is reused at
+    once: with Arrow's own threads, a large file held its discarded blocks longer), but knows
+    nothing of the other rules, so only data it cannot misread is given to it, and what it returns is
     checked: no NUL, ``\\v``, ``\\f``, ``#`` (comments), ``\\r`` only before ``\\n``, and no
     byte of the other separator; every line the same number of fields (else the reader fails: blank lines,
     repeated separators); no empty field among the six (a doubled separator on a short
@@ -462,7 +464,7 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
-            read_options=pa_csv.ReadOptions(column_names=names),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
                 include_columns=_CSV_RUN_FIELDS,
