@@ -265,7 +265,7 @@ class RankedRun:
         list_key += topic_code
         parts = [
             _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], scores[low:high], low)
-            for low, high in row_blocks(list_key, _part_count(len(run), threads.THREADS))
+            for low, high in row_blocks(list_key, -(-len(run) // _PART_ROWS))
         ]
         del list_key
         context = _PartContext(judgments, topic_position, len(topic_names), score_precision, ties, duplicates_checked)
@@ -307,17 +307,10 @@ class RankedRun:
         return cls(systems, pair, offsets, len(judgments.topics), pd.Index(topic_names), topic_position, tie_start)
 
 
-#: fewest rows of a part ranked on its own thread: smaller runs are ranked in one piece
+#: rows of a part of a run ranked on its own: the per-row arrays of ranking (ids packed into
+#: words, keys, the sort permutation) exist for a few parts at a time, one per thread, which
+#: bounds the memory of large runs; a smaller run is ranked in one piece
 _PART_ROWS = 1 << 19
-#: most rows of a part: the per-row arrays of ranking (ids packed into words, keys, the
-#: sort permutation) exist for a few parts at a time, which bounds the memory of large runs
-_MAX_PART_ROWS = 1 << 19
-
-
-def _part_count(n_rows: int, n_threads: int) -> int:
-    """How many parts to rank ``n_rows`` rows in: one per thread for large runs, and more
-    when a part would exceed :data:`_MAX_PART_ROWS` rows."""
-    return max(min(n_threads, n_rows // _PART_ROWS), -(-n_rows // _MAX_PART_ROWS), 1)
 
 
 @dataclass(frozen=True)

@@ -284,9 +284,9 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
         relevance=rng.choice([-1, 0, 1, 2], size=len(judged)))
     measures = ["AP", "P@10", "nDCG", "Bpref", "infAP", "RBP(p=0.8,ties=mean)", "AP(depth=5)", "NumRet", "judged@10"]
 
-    def evaluate(threads, **options):
+    def evaluate(threads, part_rows=len(run) // 3 + 1, **options):  # three parts by default
         monkeypatch.setattr(pdeval.threads, "THREADS", threads)
-        monkeypatch.setattr(engine, "_PART_ROWS", 1)
+        monkeypatch.setattr(engine, "_PART_ROWS", part_rows)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = pdeval.evaluate(run, qrels, measures, **options)
@@ -294,22 +294,21 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
 
     for options in (dict(duplicates="first"), dict(duplicates="max"), dict(duplicates="first", by=["half"]),
                     dict(duplicates="max", depth=20)):
-        whole, whole_warnings = evaluate(1, **options)
+        whole, whole_warnings = evaluate(1, part_rows=len(run), **options)  # one piece
         parts, parts_warnings = evaluate(3, **options)
         pd.testing.assert_frame_equal(parts, whole)
         assert parts_warnings == whole_warnings  # one warning with the count of all parts
     with pytest.raises(DuplicateError) as one_piece:
-        evaluate(1)
+        evaluate(1, part_rows=len(run))
     with pytest.raises(DuplicateError) as in_parts:
         evaluate(3)
     assert str(in_parts.value) == str(one_piece.value)
     # more parts than threads (a few at a time), and lists split over blocks: one piece
-    monkeypatch.setattr(engine, "_MAX_PART_ROWS", 100)
-    many, _ = evaluate(2, duplicates="first")
-    pd.testing.assert_frame_equal(many, evaluate(1, duplicates="first")[0])
+    many, _ = evaluate(2, part_rows=100, duplicates="first")
+    pd.testing.assert_frame_equal(many, evaluate(1, part_rows=len(run), duplicates="first")[0])
     shuffled = run.sample(frac=1, random_state=seed).reset_index(drop=True)
     assert pdeval.ranking.row_blocks(engine.encode(shuffled["query_id"])[0], 3) == [(0, len(shuffled))]
     assert len(pdeval.ranking.row_blocks(engine.encode(run["run"])[0], 3)) == 3
-    pd.testing.assert_frame_equal(  # ("max": which duplicate comes first changes with the row order)
-        pdeval.evaluate(shuffled, qrels, measures, duplicates="max"), evaluate(2, duplicates="max")[0],
-    )
+    expected, _ = evaluate(1, part_rows=len(run), duplicates="max")  # ("max": the result is that of any row order)
+    monkeypatch.setattr(engine, "_PART_ROWS", 100)
+    pd.testing.assert_frame_equal(pdeval.evaluate(shuffled, qrels, measures, duplicates="max"), expected)
