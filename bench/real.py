@@ -263,7 +263,7 @@ def render(results: dict) -> str:
              "`bench/real.py` (pdeval, pytrec_eval, pandas and NIST's trec_eval 10.0 on the shared data's run files). "
              "Each pair of tools runs in one process, calls alternating after a warm-up, medians of "
              f"{results.get('reps')} calls. pdeval uses both cores of this machine where the work is large "
-             "(parts of a run of a million rows or more ranked in threads; run files parsed ahead in threads); "
+             "(a run of more than half a million rows ranked in parts, in threads; run files parsed ahead in threads); "
              "pytrec_eval, pandas and trec_eval use one. "
              f"Measured {results.get('date')} at commit `{results.get('commit')}`; "
              "the machine was shared with other jobs (load average "

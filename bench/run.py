@@ -354,7 +354,7 @@ def render(results: dict, inputs: dict, info: dict, command: str) -> str:
         "Times include every DataFrame conversion a user has to do (run/qrels frames to dicts for "
         "pytrec_eval, string to object ids for ranx) but not the conversion of the peers' outputs back "
         "to a frame (pdeval returns a tidy frame). ranx runs warm (its numba JIT compiled first on a tiny "
-        "workload) and uses all cores, and so does pdeval on runs of a million rows or more (it ranks parts of "
+        "workload) and uses all cores, and so does pdeval on runs of more than half a million rows (it ranks parts of "
         "a run in threads, pdeval.threads); pytrec_eval and ir_measures use one. Peak memory = highest "
         "RSS during the calls minus RSS before them (psutil sampling every 1 ms plus getrusage's "
         "ru_maxrss high-water mark; tracemalloc would miss numpy/Arrow/C allocations). The machine is shared "
