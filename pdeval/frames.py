@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ColumnWarning, DuplicateError, IdWarning, PdevalWarning, SchemaError, warn
-from .ids import _arrow_chunks
+from .ids import _arrow_chunks, take_sorted
 
 RUN_REQUIRED = ("query_id", "doc_id", "score")
 QRELS_REQUIRED = ("query_id", "doc_id", "relevance")
@@ -288,10 +288,8 @@ def _numeric(frame: pd.DataFrame, column: str, kind: str, keys: Sequence[str]) -
 
 
 def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
-    """``frame.iloc[rows]`` with a fresh index, without joining the chunks of Arrow columns:
-    Arrow's ``take`` on a column of many chunks (a file read in blocks) first concatenates
-    them all, a copy of the whole column to fetch a few rows; here each chunk that holds some
-    of the rows is taken from on its own."""
+    """``frame.iloc[rows]`` with a fresh index; Arrow columns of many chunks (a file read in
+    blocks) are taken from chunk by chunk (:func:`pdeval.ids.take_sorted`), not joined first."""
     rows = np.asarray(rows, dtype=np.int64)
     columns = {}
     for name in frame.columns:
@@ -301,13 +299,8 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
             continue
         import pyarrow as pa
 
-        bounds = np.cumsum([0] + [len(chunk) for chunk in chunks])
-        chunk_of_row = np.searchsorted(bounds, rows, side="right") - 1
-        by_chunk = np.argsort(chunk_of_row, kind="stable")
-        used, first = np.unique(chunk_of_row[by_chunk], return_index=True)
-        pieces = [chunks[c].take(pa.array(rows[part] - bounds[c]))
-                  for c, part in zip(used.tolist(), np.split(by_chunk, first[1:]))]
-        taken = pa.concat_arrays(pieces).take(pa.array(np.argsort(by_chunk)))
+        order = np.argsort(rows, kind="stable")
+        taken = take_sorted(chunks, rows[order]).take(pa.array(np.argsort(order)))
         columns[name] = pd.Series(pd.arrays.ArrowStringArray(taken), name=name)
     return pd.DataFrame(columns, copy=False)
 

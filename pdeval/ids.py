@@ -54,6 +54,20 @@ def _arrow_chunks(values: pd.Series) -> Optional[list]:
     return chunks
 
 
+def take_sorted(chunks: list, rows: np.ndarray):
+    """The values at ``rows`` (ascending positions) of a column held as Arrow ``chunks``, as
+    one Arrow array, taken chunk by chunk: Arrow's ``take`` on a chunked array first joins
+    every chunk, a copy of the whole column to fetch a few values."""
+    import pyarrow as pa
+
+    bounds = np.cumsum([0] + [len(chunk) for chunk in chunks])
+    cuts = np.searchsorted(rows, bounds)
+    pieces = [chunk.take(pa.array(rows[low:high] - start))
+              for chunk, start, low, high in zip(chunks, bounds[:-1].tolist(), cuts[:-1].tolist(), cuts[1:].tolist())
+              if high > low]
+    return pa.concat_arrays(pieces) if pieces else chunks[0].slice(0, 0)
+
+
 def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Integer codes of a column and its distinct values (in first-seen order).
 
@@ -74,7 +88,7 @@ def encode(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
             changes = np.flatnonzero(~pc.equal(column[1:], column[:-1]).to_numpy(zero_copy_only=False)) + 1
             if len(changes) < len(values) // 16:
                 starts = np.concatenate(([0], changes))
-                codes, uniques = encode(pd.Series(pd.arrays.ArrowStringArray(column.take(starts))))
+                codes, uniques = encode(pd.Series(pd.arrays.ArrowStringArray(take_sorted(chunks, starts))))
                 return np.repeat(codes, np.diff(np.append(starts, len(values)))), uniques
         encoded = column.dictionary_encode()
         dictionary = encoded.chunks[0].dictionary

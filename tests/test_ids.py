@@ -140,3 +140,17 @@ def test_a_doc_lookup_is_confirmed_on_the_ids_not_their_fingerprints(monkeypatch
     run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["abcdefgh2", "x"], "score": [2.0, 1.0]})
     result = pdeval.evaluate(run, qrels, ["AP", "NumRelRet", "Judged@2"])
     assert result.set_index("measure")["value"].to_dict() == {"AP": 0.0, "NumRelRet": 0.0, "Judged@2": 0.5}
+
+
+def test_take_sorted_equals_arrows_take_without_joining_the_chunks():
+    import pyarrow as pa
+
+    from pdeval.ids import take_sorted
+
+    rng = np.random.default_rng(3)
+    chunks = [pa.array([f"id{i}-{j}" for j in range(int(n))], type=pa.large_string())
+              for i, n in enumerate(rng.integers(0, 40, 25))]
+    column = pa.chunked_array(chunks)
+    for size in (0, 1, 7, 200):
+        rows = np.sort(rng.choice(len(column), size=min(size, len(column)), replace=True))
+        assert take_sorted(chunks, rows).to_pylist() == column.take(pa.array(rows, type=pa.int64())).to_pylist()
