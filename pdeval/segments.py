@@ -224,7 +224,11 @@ class Segments:
     def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
         """For each row in ``at``, how many of the (sorted) row indices ``rows`` lie above it
         in its list: e.g. ``count_above(seg.nonrel_rows(), seg.relevant_rows())`` is na(i)."""
-        start = self.offsets[self.segment_of(at)]
+        segment = self.segment_of(at)
+        if rows is at:  # each row's place among the rows of its list: no search needed
+            first = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
+            return np.arange(len(at)) - np.repeat(first, np.diff(np.append(first, len(at))))
+        start = self.offsets[segment]
         return np.searchsorted(rows, at) - np.searchsorted(rows, start)
 
     def sum_at(self, at: np.ndarray, values: np.ndarray) -> np.ndarray:
