@@ -265,7 +265,7 @@ class RankedRun:
         list_key += topic_code
         parts = [
             _Part(run["doc_id"].iloc[low:high], system[low:high], topic_code[low:high], scores[low:high], low)
-            for low, high in row_blocks(list_key, -(-len(run) // _PART_ROWS))
+            for low, high in row_blocks(list_key, _part_count(len(run)))
         ]
         del list_key
         context = _PartContext(judgments, topic_position, len(topic_names), score_precision, ties, duplicates_checked)
@@ -311,6 +311,13 @@ class RankedRun:
 #: words, keys, the sort permutation) exist for a few parts at a time, one per thread, which
 #: bounds the memory of large runs; a smaller run is ranked in one piece
 _PART_ROWS = 1 << 19
+
+
+def _part_count(n_rows: int) -> int:
+    """Parts of at most about :data:`_PART_ROWS` rows, as many as a multiple of the threads
+    (three parts on two threads would leave one thread idle for a third of the time)."""
+    n_parts = -(-n_rows // _PART_ROWS)
+    return n_parts if n_parts <= 1 else -(-n_parts // threads.THREADS) * threads.THREADS
 
 
 @dataclass(frozen=True)
