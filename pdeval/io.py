@@ -89,6 +89,11 @@ import os
 import re
 import warnings
 import zlib
+
+try:  # Intel's ISA-L inflates gzip about twice as fast as zlib, with zlib's interface
+    from isal import isal_zlib as _inflate
+except ImportError:  # pragma: no cover - platforms without an isal wheel
+    _inflate = zlib
 from glob import glob
 from pathlib import Path
 from typing import Iterable, Literal, Optional, Sequence, Union
@@ -302,11 +307,11 @@ def _decompressed(path: Path, block_bytes: int):
             if module is None:
                 while piece := handle.read(block_bytes):
                     yield piece
-            elif module is gzip:  # zlib directly: it checks the CRC itself, and members follow each other
+            elif module is gzip:  # zlib's interface directly: it checks the CRC, and members follow each other
                 # the compressed bytes are read a piece at a time too (a file is never held whole)
                 raw = handle.read(block_bytes)
                 while raw:
-                    inflater = zlib.decompressobj(wbits=31)
+                    inflater = _inflate.decompressobj(wbits=31)
                     while raw and not inflater.eof:
                         yield inflater.decompress(raw, block_bytes)
                         raw = inflater.unconsumed_tail or (b"" if inflater.eof else handle.read(block_bytes))
@@ -317,7 +322,7 @@ def _decompressed(path: Path, block_bytes: int):
                 with module.open(handle, "rb") as stream:
                     while piece := stream.read(block_bytes):
                         yield piece
-        except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+        except (OSError, EOFError, zlib.error, _inflate.error, lzma.LZMAError, ValueError) as exc:
             raise ParseError(f"cannot decompress the {path.suffix} file ({exc})", str(path)) from exc
 
 

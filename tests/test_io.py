@@ -208,11 +208,24 @@ def test_run_quirks_compressed(tmp_path):
         path.unlink()
 
 
-def test_bad_gzip_is_a_parse_error(tmp_path):
+@pytest.mark.parametrize("inflater", ["default", "zlib"])  # ISA-L where installed, and the zlib fallback
+def test_gzip_members_checksums_and_truncation(tmp_path, monkeypatch, inflater):
+    import gzip
+    import zlib
+
+    if inflater == "zlib":
+        monkeypatch.setattr(pdeval.io, "_inflate", zlib)
+    text = "".join(f"q{i % 3} Q0 d{i} {i} {1000 - i}.5 t\n" for i in range(5000)).encode()
     path = tmp_path / "r.gz"
-    path.write_bytes(b"not gzip at all")
-    with pytest.raises(ParseError, match=re.escape(str(path))):
-        read_run(path)
+    path.write_bytes(gzip.compress(text[:20000]) + gzip.compress(text[20000:]))  # two members
+    pd.testing.assert_frame_equal(read_run(path), read_run(path, engine="python"))
+    assert len(read_run(path)) == 5000
+    damaged = bytearray(gzip.compress(text))
+    damaged[-6] ^= 1  # the CRC
+    for data in (b"not gzip at all", bytes(damaged), gzip.compress(text)[:-20]):
+        path.write_bytes(data)
+        with pytest.raises(ParseError, match=re.escape(str(path))):
+            read_run(path)
 
 
 # --------------------------------------------------------------------------- sources and names
