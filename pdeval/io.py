@@ -994,8 +994,7 @@ def _stack(files: list) -> pd.DataFrame:
     columns = {}
     for name in files[0]:
         if name in ("score", "rank"):
-            arrays = [np.asarray(each[name]) for each in files]
-            columns[name] = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+            columns[name] = np.concatenate([np.asarray(each[name]) for each in files])
         else:
             chunks = [chunk for each in files for chunk in pa.chunked_array(pa.array(each[name])).chunks]
             chunks = [chunk if chunk.type == pa.large_string() else chunk.cast(pa.large_string()) for chunk in chunks]

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import contextlib
 import itertools
 import os
-import types
 from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -21,15 +19,6 @@ R = TypeVar("R")
 
 #: threads used at most (``pdeval.threads.THREADS = 1`` does everything in the calling thread)
 THREADS = max(1, min(os.cpu_count() or 1, 4))
-
-
-def pool(n: int):
-    """A context manager giving an object with ``map``: a pool of ``min(n, THREADS)`` threads,
-    or the built-in ``map`` in the calling thread when that is one."""
-    n = min(n, THREADS)
-    if n > 1:
-        return concurrent.futures.ThreadPoolExecutor(n)
-    return contextlib.nullcontext(types.SimpleNamespace(map=map))
 
 
 def ordered(function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
