@@ -36,8 +36,8 @@ _MULTIPLIERS = [np.uint64(k) for k in (
 )]
 _FINALISER = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
-#: ``_KEEP_LEADING[k]`` keeps the first (most significant) ``k`` bytes of a big-endian word.
-_KEEP_LEADING = np.array([((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(9)], dtype=np.uint64)
+#: ``_KEEP_FIRST[k]`` keeps the first ``k`` bytes of a word read little-endian (its lowest).
+_KEEP_FIRST = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
 def _arrow_chunks(values: pd.Series) -> Optional[list]:
@@ -122,7 +122,6 @@ def packed_ids(values: pd.Series, rows: Optional[np.ndarray] = None) -> Optional
     if chunks is None:
         return None
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     pieces = []
     chunk_start = 0
@@ -142,39 +141,55 @@ def packed_ids(values: pd.Series, rows: Optional[np.ndarray] = None) -> Optional
         if rows is not None:  # the wanted rows that fall in this chunk, as positions in it
             low, high = np.searchsorted(rows, [chunk_start, chunk_start + len(chunk)])
             picked = rows[low:high] - chunk_start
+        uniform = bool(len(lengths)) and int(lengths.min()) == int(lengths.max())
+        if picked is not None:
             starts, lengths = starts[picked], lengths[picked]
         chunk_start += len(chunk)
-        pieces.append((chunk, data, starts, lengths, picked))
-    longest = max((int(lengths.max()) for _, _, _, lengths, _ in pieces if len(lengths)), default=0)
+        pieces.append((data, starts, lengths, picked, uniform))
+    longest = max((int(lengths.max()) for _, _, lengths, _, _ in pieces if len(lengths)), default=0)
     n_words = max(-(-longest // 8), 1)
     n_rows = len(values) if rows is None else len(rows)
-    words = np.empty((n_rows, n_words), dtype=np.uint64, order="F")  # a word's column is contiguous
+    words = np.empty((n_rows, n_words), dtype="<u8", order="F")  # a word's column is contiguous
     row = 0
-    for chunk, data, starts, lengths, picked in pieces:
-        n = len(lengths)
-        if picked is None:
-            # ASCII ids padded with NUL bytes by Arrow to one width are a (rows, words) block
-            # of big-endian words; an id with a multi-byte character pads to more bytes
-            padded = pc.utf8_rpad(chunk, width=8 * n_words, padding="\x00")
-            _, padded_offsets, padded_data = padded.buffers()
-            offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
-            bounds = np.frombuffer(padded_offsets, dtype=offset_type)[[padded.offset, padded.offset + n]]
-            if n and bounds[1] - bounds[0] == 8 * n_words * n:
-                block = np.frombuffer(padded_data, dtype=">u8", count=n * n_words, offset=int(bounds[0]))
-                words[row : row + n] = block.reshape(n, n_words)
-                row += n
-                continue
-        # otherwise the 8 bytes at every offset of the (zero-extended) data, read as one
-        # big-endian word each (an overlapping strided view, no copy); the bytes past an
-        # id's end are then masked off
-        extended = np.zeros(len(data) + 8 * n_words, dtype=np.uint8)
-        extended[: len(data)] = data
-        at_offset = np.ndarray((len(extended) - 7,), dtype=">u8", buffer=extended, strides=(1,))
+    scratch = None
+    for data, starts, lengths, picked, uniform in pieces:
+        block = words[row : row + len(lengths)]
+        row += len(lengths)
+        if not len(lengths):
+            continue
+        width = int(lengths[0])
+        # each word is first read as little-endian (the 8 bytes at its offset, the first in
+        # the lowest byte), the bytes past the id's end are cleared, and all words are turned
+        # big-endian at the end
+        if uniform and width >= 8:
+            # ids of one width lie at a stride of that width: every word is a strided view
+            # of the data (no index array); the last, partial word is read ending at the id's
+            # end, and the bytes of the word before it are shifted out
+            for word in range(n_words):
+                if 8 * word >= width:  # (a longer id elsewhere needs more words)
+                    block[:, word] = 0
+                    continue
+                at = min(8 * word, width - 8)
+                column = np.ndarray((len(data) // width,), dtype="<u8", buffer=data, offset=at, strides=(width,))
+                block[:, word] = column if picked is None else column[picked]
+                if at < 8 * word:
+                    block[:, word] >>= np.uint64(8 * (8 * word - at))
+            continue
+        # otherwise the 8 bytes at every offset of the data (copied into a zero-extended
+        # scratch buffer, one for all chunks), read as one word each from an overlapping
+        # strided view, and masked to the id's bytes where an id ends inside the word
+        if scratch is None or len(scratch) < len(data) + 8 * n_words:
+            scratch = np.empty(max(len(d) for d, *_ in pieces) + 8 * n_words, dtype=np.uint8)
+        scratch[: len(data)] = data
+        scratch[len(data) : len(data) + 8 * n_words] = 0
+        at_offset = np.ndarray((len(scratch) - 7,), dtype="<u8", buffer=scratch, strides=(1,))
+        shortest = int(lengths.min())
         for word in range(n_words):
-            kept_bytes = np.clip(lengths - 8 * word, 0, 8)
-            words[row : row + n, word] = at_offset[starts + 8 * word] & _KEEP_LEADING[kept_bytes]
-        row += n
-    return words
+            block[:, word] = at_offset[starts + 8 * word]
+            if shortest < 8 * (word + 1):
+                block[:, word] &= _KEEP_FIRST[np.clip(lengths - 8 * word, 0, 8)]
+    words.byteswap(inplace=True)
+    return words.astype(np.uint64, copy=False)
 
 
 def byte_order_keys(values: pd.Series) -> np.ndarray:

@@ -43,6 +43,35 @@ def test_packed_words_compare_like_the_utf8_bytes(ids, chunk_size):
             assert (rows[a] < rows[b]) == (encoded[a] < encoded[b])
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, MAX_PACKED_BYTES),
+    st.lists(st.text(alphabet="abc-09", min_size=48, max_size=48), min_size=1, max_size=60),
+    st.sampled_from([None, 1, 7]),
+    st.data(),
+)
+def test_packed_words_of_ids_of_one_width_and_picked_rows(width, texts, chunk_size, data):
+    # ids of one byte width take a path of their own (each word a strided view of the data),
+    # and ``rows`` packs only some ids: both must give the words of the ids themselves
+    # ASCII ids of ``width`` bytes; where one starts with "a", a two-byte character for two
+    ids = [("\u00e9" + t[2:width]) if t[0] == "a" and width >= 2 else t[:width] for t in texts]
+    if chunk_size == 7 and len(ids) > 3:  # a chunk of other widths next to ones of one width
+        ids[0] = ids[0][: max(1, width // 2)]
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, len(ids) - 1)))), dtype=np.int64)
+    series = arrow_series(ids, chunk_size)
+
+    def words_of(values):  # big-endian words of the zero-padded UTF-8 bytes, by hand
+        encoded = [v.encode("utf-8") for v in values]
+        n_words = max(1, -(-max(map(len, encoded), default=0) // 8))
+        padded = [e.ljust(8 * n_words, b"\0") for e in encoded]
+        return np.array(
+            [[int.from_bytes(p[8 * w : 8 * w + 8], "big") for w in range(n_words)] for p in padded], dtype=np.uint64
+        ).reshape(len(values), n_words)
+
+    assert np.array_equal(packed_ids(series), words_of(ids))
+    assert np.array_equal(packed_ids(series, rows), words_of([ids[r] for r in rows]))
+
+
 def test_ids_that_cannot_be_packed_are_declined():
     assert packed_ids(arrow_series(["a", "a\x00"])) is None  # NUL padding would make them equal
     assert packed_ids(arrow_series(["x" * (MAX_PACKED_BYTES + 1)])) is None
