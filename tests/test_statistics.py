@@ -387,6 +387,46 @@ def test_anova_design_exact_differs_from_the_tool_on_one_published_row():
     assert EVIA2014_ANOVA_M10["AP"] not in _rows_reproduced(EVIA2014_ANOVA_M10["AP"], "exact")
 
 
+# Webber, Moffat & Zobel, "Statistical power in retrieval experimentation", CIKM 2008
+# (a precursor Sakai 2016 builds on): paired t-test, two-sided alpha = 0.05, power 0.8,
+# sigma = standard deviation of per-topic AP differences (so pdeval's single-score variance
+# is sigma^2 / 2). Taken from two public third-party transcriptions of the paper (not from
+# the paper itself): Table 1 gives, per collection, the mean and 95th-percentile sigma and
+# the true AP delta a 50-topic collection detects with power 0.8 (three decimals).
+WEBBER2008_TABLE1 = [  # (sigma, delta detectable with 50 topics)
+    (0.144, 0.058), (0.198, 0.080),  # TREC-3 adhoc: mean, 95th percentile
+    (0.196, 0.079), (0.259, 0.105),  # TREC-6 adhoc
+    (0.160, 0.065), (0.226, 0.091),  # TREC-8 adhoc
+    (0.142, 0.057), (0.191, 0.077),  # TREC 2005 terabyte
+]
+
+
+@pytest.mark.parametrize("method", ["exact", "sakai2016"])
+@pytest.mark.parametrize("sigma, delta", WEBBER2008_TABLE1)
+def test_t_design_reproduces_webber2008_detectable_deltas(sigma, delta, method):
+    # The published delta is rounded to 0.001, so the true one lies within 0.0005 of it:
+    # 50 topics must suffice just above that interval and must not suffice just below it.
+    def n(d):
+        return topic_set_size(sigma**2 / 2, design="t", min_delta=d, method=method)["n_topics"].item()
+
+    assert n(delta + 0.0005) <= 50 < n(delta - 0.0005)
+
+
+@pytest.mark.parametrize("method", ["exact", "sakai2016"])
+@pytest.mark.parametrize("sigma, published", [(0.15, 164), (0.19, 262)])
+def test_t_design_webber2008_worked_example_differs_by_rounding(sigma, published, method):
+    # Webber et al. (sec. 5): detecting delta = 0.033 (top- vs second-quartile TREC system)
+    # with power 0.8 "requires 164 topics" at sigma = 0.15, 262 at the 95th-percentile
+    # sigma = 0.19. Those are the real-valued solutions of the power equation (164.1, 262.1,
+    # statsmodels) cut to whole numbers; pdeval returns the smallest whole number of topics
+    # whose power reaches 0.8, one more.
+    power = pytest.importorskip("statsmodels.stats.power")
+    real = power.TTestPower().solve_power(effect_size=0.033 / sigma, alpha=0.05, power=0.8)
+    assert math.floor(real) == published
+    out = topic_set_size(sigma**2 / 2, design="t", min_delta=0.033, method=method)
+    assert out["n_topics"].item() == published + 1 and out["power"].item() >= 0.8
+
+
 @pytest.mark.parametrize("alpha, variance", [(0.05, 0.04), (0.01, 0.04), (0.05, 0.01), (0.01, 0.01)])
 def test_sakai2016_powers_are_nagatas_normal_approximations(alpha, variance):
     # The approximate powers against the exact ones they stand for, where a design looks

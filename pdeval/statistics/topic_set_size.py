@@ -48,7 +48,11 @@ sets and which his Excel tools (now ``samplesizeTTEST2``, ``samplesizeANOVA2``) 
     the same in both methods (the expected width above, with the Gamma functions). Nagata's
     shortcut ``E[s_d] ~ sigma_d (1 - 1/(4 phi))``, the default of a public reproduction of
     ``samplesizeCI2``, changes ``n`` by one topic in about 1 % of requirements (measured on
-    a grid of variances and widths); which of the two the tool uses was not checked.
+    a grid of variances and widths). Which of the two the tool uses is not stated in any
+    source found; Sakai (EVIA 2017, "Evaluating evaluation measures with worst-case
+    confidence interval widths", abstract) calls his CI-based tool one "that cannot handle
+    large topic set sizes", which fits Gamma functions (a spreadsheet's ``GAMMA`` overflows
+    beyond 171.6, i.e. ``n > 343``) and not the shortcut.
 
 Both methods return the smallest ``n >= 2`` that meets the requirement. Sakai's tools start
 from Nagata's closed-form first guess (``n' = ((z_{alpha/2} + z_beta) / Delta)^2 + z_{alpha/2}^2
