@@ -276,7 +276,7 @@ def _line_blocks(path: Path, block_bytes: int):
         piece, carry = carry + piece, b""
         if piece.endswith(b"\r"):  # it may be half of a CRLF split between two pieces
             piece, carry = piece[:-1], b"\r"
-        if b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n"):
+        if b"\r" in piece and _has_lone_return(piece):
             # a CR alone (old Mac files) ends a line too; CRLF stays (the parsers take it)
             piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         end = piece.rfind(b"\n")
@@ -289,6 +289,14 @@ def _line_blocks(path: Path, block_bytes: int):
         rest += b"\n"
     if rest:
         yield rest
+
+
+def _has_lone_return(data: bytes) -> bool:
+    """Whether some CR in ``data`` is not followed by a LF (one vectorised pass: counting CRs
+    and CRLFs with ``bytes.count`` takes four times as long)."""
+    text = np.frombuffer(data, dtype=np.uint8)
+    returns = np.flatnonzero(text == 13)
+    return bool(len(returns)) and (returns[-1] + 1 == len(text) or bool((text[returns + 1] != 10).any()))
 
 
 def _decompressed(path: Path, block_bytes: int):
@@ -450,11 +458,8 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     """
     if not data or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
         return None
-    if b"\r" in data:  # Windows line ends, which the reader also takes: only as "\r\n"
-        text = np.frombuffer(data, dtype=np.uint8)
-        returns = np.flatnonzero(text == 13)
-        if returns[-1] + 1 >= len(text) or not (text[returns + 1] == 10).all():
-            return None
+    if b"\r" in data and _has_lone_return(data):  # the reader takes Windows line ends, "\r\n"
+        return None
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)]
     delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
