@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 from typing import Optional, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .errors import DuplicateError, MeasureError, PdevalError
@@ -253,8 +254,36 @@ def _some(ids: pd.Series, n: int = 5) -> str:
     return ", ".join(map(repr, unique[:n])) + (", ..." if len(unique) > n else "")
 
 
-def _format_value(measure: str, value: float, counts: set) -> str:
-    return str(int(round(value))) if measure in counts else f"{value:.4f}"
+def _formatted_values(measure: pd.Series, value: pd.Series, counts: set) -> np.ndarray:
+    """trec_eval's text of each value: counts as integers, the others with four decimals."""
+    is_count = measure.isin(counts).to_numpy()
+    value = value.to_numpy(dtype=float)
+    text = np.empty(len(value), dtype=object)
+    text[is_count] = [str(int(round(v))) for v in value[is_count].tolist()]
+    text[~is_count] = [f"{v:.4f}" for v in value[~is_count].tolist()]
+    return text
+
+
+def _tsv_text(table: pd.DataFrame, names: dict, counts: set, runids: Optional[dict], bounds: bool) -> str:
+    """trec_eval's output lines for the rows of :func:`trec_eval_table`: measure (renamed by
+    ``names``, padded to 22 characters), topic and value, tab-separated, led by the run when
+    there are several; with ``runids``, a ``runid`` line heads each run's ``all`` lines."""
+    measure = table["measure"]
+    shown = measure.map({m: f"{names.get(m, m):<22}" for m in measure.unique()})
+    fields = [shown.tolist(), table["query_id"].astype(str).tolist(), _formatted_values(measure, table["value"], counts)]
+    if bounds:
+        fields += [_formatted_values(measure, table[column], counts) for column in ("high", "residual")]
+    run = table["run"].astype(str)
+    single = run.nunique() == 1
+    if not single:
+        fields.insert(0, run.tolist())
+    lines = np.array(list(map("\t".join, zip(*fields))), dtype=object)
+    if runids is not None:  # before each run's first "all" line
+        all_rows = np.flatnonzero((table["query_id"] == "all").to_numpy())
+        first_all = all_rows[~run.iloc[all_rows].duplicated().to_numpy()]
+        heads = [[name, f"{'runid':<22}", "all", runids.get(name, name)] for name in run.to_numpy()[first_all]]
+        lines = np.insert(lines, first_all, ["\t".join(head[1:] if single else head) for head in heads])
+    return "\n".join(lines.tolist()) + "\n"
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -295,21 +324,8 @@ def _eval(args: argparse.Namespace) -> int:
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in COUNTS} | {"num_q"}
     if args.format == "tsv":
-        lines = []
-        single = table["run"].nunique() == 1
         runids = _runids(args) if "runid" in command else None
-        headed = set()
-        for row in table.itertuples(index=False):
-            if runids is not None and row.query_id == "all" and row.run not in headed:  # heads the all lines
-                headed.add(row.run)
-                lines.append([row.run, f"{'runid':<22}", "all", runids.get(row.run, str(row.run))])
-            name = names.get(row.measure, row.measure) if use_trec_names else row.measure
-            fields = [row.run, f"{name:<22}", row.query_id, _format_value(row.measure, row.value, counts)]
-            if args.bounds:
-                fields += [_format_value(row.measure, row.high, counts), _format_value(row.measure, row.residual, counts)]
-            lines.append(fields)
-        text = ["\t".join(fields[1:] if single else fields) for fields in lines]
-        sys.stdout.write("\n".join(text) + "\n")
+        sys.stdout.write(_tsv_text(table, names if use_trec_names else {}, counts, runids, args.bounds))
     else:
         if use_trec_names:
             table["measure"] = table["measure"].map(lambda m: names.get(m, m))
