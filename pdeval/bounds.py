@@ -99,7 +99,9 @@ def bounds(
     if options.get("depth") is not None:
         run = rank_run(run, by=by, score_precision=options.get("score_precision", "float64"), depth=options["depth"])
     filled_run, filled_qrels, pairs = _filled(run, qrels, by, unjudged, grade, parsed, options.get("complete", False))
-    high = evaluate(filled_run, filled_qrels, parsed, **options)
+    with warnings.catch_warnings():  # the evaluation of the run as given has warned already; these
+        warnings.simplefilter("ignore", PdevalWarning)  # topics are (system, topic) codes
+        high = evaluate(filled_run, filled_qrels, parsed, **options)
     # back from (system, topic) codes to the run's keys and topic ids
     code = high["query_id"].astype(np.int64).to_numpy()
     back = pairs.iloc[code].reset_index(drop=True)
@@ -175,11 +177,18 @@ def _filled(run, qrels, by, unjudged, grade, parsed, complete):
     keep = ~np.isin(copy_key, gone)
     source, copy_pair = source[keep], copy_pair[keep]
 
-    out_variant = np.concatenate([variant[source], fill_variant])
-    out_pair = np.concatenate([copy_pair, fill_pair])
-    out_doc = np.concatenate([qrels_doc[source], fill_doc])
-    out_level = np.concatenate([level[source], fill_level[fill_variant]])
-    names = pd.Index(np.arange(n_systems * n_topics).astype(str))
+    # measures normalised by a variant's largest gain over all its topics (gain_max) must see
+    # the topics no system retrieved too: each distinct level of a variant is kept as a topic
+    # of its own that no system retrieves (never evaluated, whatever the gains)
+    carrier = np.zeros(0, dtype=np.int64)
+    if not complete:
+        carrier = np.flatnonzero(~pd.DataFrame({"v": variant, "l": level}).duplicated().to_numpy() & (level >= 0))
+    carrier_pair = n_systems * n_topics + np.arange(len(carrier))
+    out_variant = np.concatenate([variant[source], fill_variant, variant[carrier]])
+    out_pair = np.concatenate([copy_pair, fill_pair, carrier_pair])
+    out_doc = np.concatenate([qrels_doc[source], fill_doc, qrels_doc[carrier]])
+    out_level = np.concatenate([level[source], fill_level[fill_variant], level[carrier]])
+    names = pd.Index(np.arange(n_systems * n_topics + len(carrier)).astype(str))
     filled_qrels = pd.DataFrame(
         {
             **{k: variants[k].to_numpy()[out_variant] for k in keys},

@@ -113,6 +113,19 @@ def test_bad_options_raise():
     pdeval.bounds(run, qrels, "rpref_N(gain_max=3)", grade=3)
 
 
+def test_the_collection_wide_gain_maximum_counts_topics_no_run_retrieved():
+    # Graded RBP, INST, INSQ and rpref_N scale gains by the largest gain over every topic of
+    # the qrels, here t1's grade 2, which no run retrieves: the filled qrels must keep it
+    # (found by Hypothesis: high was 2x low for RBP although nothing was left to fill)
+    run = pd.DataFrame({"run": ["r0"], "query_id": ["t0"], "doc_id": ["d0"], "score": [0.0]})
+    qrels = pd.DataFrame({"query_id": ["t0", "t1"], "doc_id": ["d0", "d0"], "relevance": [1, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = check(run, qrels, ["RBP", "INST", "INSQ", "rpref_N", "RBP(p=0.5,ties=mean)"])
+    assert (got["residual"] == 0).all()
+    assert got.set_index("measure").loc["RBP", "high"] == pytest.approx(0.2 * 1 / 2, abs=1e-15)
+
+
 @st.composite
 def collections(draw):
     runs, qrows, rrows = draw(st.integers(1, 3)), [], []
