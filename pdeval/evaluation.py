@@ -161,17 +161,26 @@ class JudgmentIndex:
         position[found[~same]] = -1
         return position
 
+    @cached_property
+    def pair_table(self) -> Optional[np.ndarray]:
+        """The pair code of every (topic, qrels doc), -1 where not judged, and a last -1 (for
+        rows of no qrels doc): a dense table when it has at most 64M entries, else None."""
+        size = len(self.topics) * max(len(self.docs), 1)
+        if size > 64_000_000:
+            return None
+        table = np.full(size + 1, -1, dtype=np.int64 if len(self.pair_keys) >= 2**31 else np.int32)
+        table[self.pair_keys] = np.arange(len(self.pair_keys))
+        return table
+
     def pair_codes(self, topic_code: np.ndarray, qrels_doc: np.ndarray) -> np.ndarray:
         """The pair code of each (topic, qrels doc) row; ``-1`` (the ABSENT column) when the
         pair is not judged. A dense topic x doc table when it is small, else a binary search."""
         n_docs = max(len(self.docs), 1)
         if len(self.pair_keys) == 0:
             return np.full(len(topic_code), -1, dtype=np.int64)
-        if len(self.topics) * n_docs <= 64_000_000:
-            table = np.full(len(self.topics) * n_docs + 1, -1, dtype=np.int64)
-            table[self.pair_keys] = np.arange(len(self.pair_keys))
+        if self.pair_table is not None:
             key = np.where(qrels_doc >= 0, topic_code.astype(np.int64) * n_docs + qrels_doc, -1)
-            return table[key]
+            return self.pair_table[key]
         key = topic_code.astype(np.int64) * n_docs + qrels_doc
         position = np.minimum(np.searchsorted(self.pair_keys, key), len(self.pair_keys) - 1)
         return np.where((qrels_doc >= 0) & (self.pair_keys[position] == key), position, -1)
@@ -259,6 +268,7 @@ class RankedRun:
         topic_position = judgments.topics.get_indexer(topic_names)
         if judgments.doc_fingerprints is not None:  # cached before the threads share them
             judgments.doc_filter
+        judgments.pair_table
         scores = run["score"].to_numpy()
         list_key = system.astype(np.int64 if len(systems) * len(topic_names) >= 2**31 else np.int32)
         list_key *= len(topic_names)
