@@ -178,7 +178,7 @@ def packed_ids(values: pd.Series, rows: Optional[np.ndarray] = None) -> Optional
         # otherwise the 8 bytes at every offset of the data (copied into a zero-extended
         # scratch buffer, one for all chunks), read as one word each from an overlapping
         # strided view, and masked to the id's bytes where an id ends inside the word
-        if scratch is None or len(scratch) < len(data) + 8 * n_words:
+        if scratch is None:  # large enough for every chunk
             scratch = np.empty(max(len(d) for d, *_ in pieces) + 8 * n_words, dtype=np.uint8)
         scratch[: len(data)] = data
         scratch[len(data) : len(data) + 8 * n_words] = 0

@@ -276,7 +276,7 @@ def _line_blocks(path: Path, block_bytes: int):
         piece, carry = carry + piece, b""
         if piece.endswith(b"\r"):  # it may be half of a CRLF split between two pieces
             piece, carry = piece[:-1], b"\r"
-        if b"\r" in piece and _has_lone_return(piece):
+        if _has_lone_return(piece):
             # a CR alone (old Mac files) ends a line too; CRLF stays (the parsers take it)
             piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         end = piece.rfind(b"\n")
@@ -292,8 +292,10 @@ def _line_blocks(path: Path, block_bytes: int):
 
 
 def _has_lone_return(data: bytes) -> bool:
-    """Whether some CR in ``data`` is not followed by a LF (one vectorised pass: counting CRs
-    and CRLFs with ``bytes.count`` takes four times as long)."""
+    """Whether some CR in ``data`` is not followed by a LF (one vectorised pass where there is
+    a CR at all: counting CRs and CRLFs with ``bytes.count`` takes four times as long)."""
+    if b"\r" not in data:
+        return False
     text = np.frombuffer(data, dtype=np.uint8)
     returns = np.flatnonzero(text == 13)
     return bool(len(returns)) and (returns[-1] + 1 == len(text) or bool((text[returns + 1] != 10).any()))
@@ -458,7 +460,7 @@ def _csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[_Colu
     """
     if not data or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
         return None
-    if b"\r" in data and _has_lone_return(data):  # the reader takes Windows line ends, "\r\n"
+    if _has_lone_return(data):  # the reader takes Windows line ends, "\r\n"
         return None
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)]
