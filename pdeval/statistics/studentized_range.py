@@ -1,4 +1,5 @@
-"""The upper tail of the studentised range distribution, vectorised over many quantiles.
+"""The upper tail of the studentised range distribution, vectorised over many quantiles,
+and the mixing over the estimated standard deviation that every studentised family shares.
 
 ``Q = (max_i Z_i - min_i Z_i) / S`` for k independent standard normals Z_i and an independent
 ``S = sqrt(chi^2_df / df)``. Tukey's HSD needs ``P(Q > q)`` at one q per system pair;
@@ -14,6 +15,10 @@ and distribution function,
   ``g(t) = 2 (df/2)^(df/2) / Gamma(df/2) exp(df t - df e^(2t) / 2)``, by 256-point
   Gauss-Legendre quadrature over ``[-max(12 sd, 40/df), 12 sd]``, ``sd = 1/sqrt(2 df)``.
 
+The second step holds for any statistic ``max over a family of |Z_i - Z_j| / S``: Dunnett's
+many-to-one family (:mod:`pdeval.statistics.dunnett`) shares it (:func:`studentized_sf`) and
+differs only in ``Rbar``.
+
 As in SciPy, ``df >= 100000`` uses the infinite-df limit ``P(Q > q) = Rbar_k(q)``. The
 tests check agreement with ``scipy.stats.studentized_range.sf`` to 1e-9 over k = 2..200 and
 df = 1..10^6; one call for 2,000 quantiles takes well under a second.
@@ -22,54 +27,74 @@ df = 1..10^6; one call for 2,000 quantiles takes well under a second.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
 from ..errors import PdevalError
 from ..significance import CHUNK_ELEMENTS
 
-__all__ = ["studentized_range_sf"]
+__all__ = ["studentized_range_sf", "studentized_sf", "normal_nodes"]
 
 NODES = 256
 DEGREE = 400
 #: SciPy's threshold for the infinite-df limit
 ASYMPTOTIC_DF = 100_000
+#: the normal integrals run over z in [-Z_LIMIT, Z_LIMIT]
+Z_LIMIT = 9.0
+
+
+def normal_nodes() -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes ``z`` on ``[-9, 9]`` and weights times the normal density."""
+    from numpy.polynomial.legendre import leggauss
+
+    x, weight = leggauss(NODES)
+    z = Z_LIMIT * x
+    return z, Z_LIMIT * weight * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+
+def tail_limit(k: int) -> float:
+    """``W``: beyond it the normal tails of ``k`` means are below 1e-15 and taken as 0."""
+    return 12.0 + 2.0 * math.sqrt(2.0 * math.log(k))
+
+
+def interpolate_tail(tail: Callable[[np.ndarray], np.ndarray], limit: float):
+    """A degree-400 Chebyshev interpolant of ``tail`` on ``[0, limit]``."""
+    from numpy.polynomial import Chebyshev
+
+    return Chebyshev.interpolate(tail, DEGREE, domain=[0.0, limit])
 
 
 def _range_tail(k: int):
     """``Rbar_k`` as a Chebyshev interpolant on ``[0, W]`` and ``W``."""
-    from numpy.polynomial import Chebyshev
-    from numpy.polynomial.legendre import leggauss
     from scipy.special import ndtr
 
-    x, weight = leggauss(NODES)
-    z, weight = 9.0 * x, 9.0 * weight
+    z, density = normal_nodes()
     Phi = ndtr(z)
-    density = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) * weight
     top = Phi ** (k - 1)
 
     def tail(w: np.ndarray) -> np.ndarray:
         inner = Phi - ndtr(z - np.asarray(w, dtype=np.float64)[..., None])
         return k * ((top - inner ** (k - 1)) @ density)
 
-    limit = 12.0 + 2.0 * math.sqrt(2.0 * math.log(k))
-    return Chebyshev.interpolate(tail, DEGREE, domain=[0.0, limit]), limit
+    limit = tail_limit(k)
+    return interpolate_tail(tail, limit), limit
 
 
-def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
-    """``P(Q > q)`` for the studentised range with ``k`` means and ``df`` degrees of freedom
-    (module docstring), for an array of ``q`` (NaN stays NaN, ``q <= 0`` gives 1)."""
+def studentized_sf(q, tail, limit: float, df: float) -> np.ndarray:
+    """``P(max_family |Z_i - Z_j| / S > q)`` for an array of ``q`` from the normal tail
+    ``Rbar`` (a callable on ``[0, limit]``, 0 beyond) of the family: the mixing over ``S``
+    of the module docstring (NaN stays NaN, ``q <= 0`` gives 1)."""
     from numpy.polynomial.legendre import leggauss
     from scipy.special import gammaln
 
-    if k < 2 or not df > 0:
-        raise PdevalError(f"the studentised range needs k >= 2 means and df > 0, got k={k}, df={df}")
+    if not df > 0:
+        raise PdevalError(f"a studentised statistic needs df > 0, got df={df}")
     q = np.asarray(q, dtype=np.float64)
     flat = q.ravel()
     out = np.full(flat.shape, np.nan)
     valid = ~np.isnan(flat)
     values = np.maximum(flat[valid], 0.0)
-    tail, limit = _range_tail(int(k))
 
     def rbar(w: np.ndarray) -> np.ndarray:
         return np.where(w < limit, tail(np.minimum(w, limit)), 0.0)
@@ -92,3 +117,12 @@ def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
     out[valid] = np.clip(result, 0.0, 1.0)
     out[valid & (flat <= 0)] = 1.0
     return out.reshape(q.shape)
+
+
+def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
+    """``P(Q > q)`` for the studentised range with ``k`` means and ``df`` degrees of freedom
+    (module docstring), for an array of ``q`` (NaN stays NaN, ``q <= 0`` gives 1)."""
+    if k < 2 or not df > 0:
+        raise PdevalError(f"the studentised range needs k >= 2 means and df > 0, got k={k}, df={df}")
+    tail, limit = _range_tail(int(k))
+    return studentized_sf(q, tail, limit, df)
