@@ -22,6 +22,7 @@ from pdeval.errors import PdevalError, SchemaError
 from pdeval.significance import adjust_pvalues, compare
 from pdeval.statistics import anova, topic_set_size, tukey_hsd
 from pdeval.statistics import tukey as tukey_module
+from pdeval.statistics.dunnett import Dunnett
 from pdeval.statistics.letters import compact_letter_display
 from pdeval.statistics.studentized_range import studentized_range_sf
 from pdeval.statistics.topic_set_size import _criterion, required_topics
@@ -113,6 +114,58 @@ def test_es_e2_and_interval_from_residual_variance():
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((es - half, es + half), rel=TOL)
 
 
+def test_noncentral_es_interval_equals_root_finding_per_pair(real):
+    """The exact interval of each pair, solved here one pair at a time with SciPy's brentq."""
+    from scipy.optimize import brentq
+
+    for frame in (to_frame(scores(m=5, n=12, seed=9)), real[real["measure"] == "AP"]):
+        model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
+        out = anova(frame, "AP", alpha=0.1, es_interval="noncentral").effect_sizes
+        n = frame["query_id"].nunique()
+        df, root = model.df_resid, math.sqrt(n / 2)
+        assert (out["es_interval"] == "noncentral").all()
+        for row in out.itertuples():
+            t = row.es_e2 * root
+
+            def limit(level):
+                def f(lam):
+                    return st.nct.cdf(t, df, lam) - level
+
+                width = 1.0
+                while f(t - width) * f(t + width) > 0:
+                    width *= 2
+                return brentq(f, t - width, t + width, xtol=1e-13) / root
+
+            assert row.es_e2 == pytest.approx(row.diff / math.sqrt(model.mse_resid), rel=TOL)
+            assert (row.ci_low, row.ci_high) == pytest.approx((limit(0.95), limit(0.05)), abs=1e-8)
+
+
+def test_noncentral_es_interval_covers_the_true_effect_where_tukeys_does_not():
+    """Two systems, six topics, true (mu_a - mu_b) / sigma = 0.8: the noncentral interval covers
+    at 1 - alpha; Tukey's, which takes V_E as known, covers visibly less (why both exist)."""
+    from pdeval.statistics.anova import noncentrality_interval
+
+    rng = np.random.default_rng(3)
+    experiments, n, effect, sigma = 4000, 6, 0.8, 0.1
+    topics = rng.random((experiments, 1, n))
+    x = topics + np.array([effect * sigma, 0.0])[None, :, None] + rng.normal(0, sigma, (experiments, 2, n))
+    d = x[:, 0].mean(axis=1) - x[:, 1].mean(axis=1)
+    residual = x - x.mean(axis=2, keepdims=True) - x.mean(axis=1, keepdims=True) + x.mean(axis=(1, 2), keepdims=True)
+    ve = (residual**2).sum(axis=(1, 2)) / (n - 1)
+    es = d / np.sqrt(ve)
+    low, high = noncentrality_interval(es * math.sqrt(n / 2), n - 1, 0.05)
+    covered = np.mean((low / math.sqrt(n / 2) <= effect) & (effect <= high / math.sqrt(n / 2)))
+    se = math.sqrt(0.05 * 0.95 / experiments)
+    assert covered == pytest.approx(0.95, abs=4 * se)
+    half = st.studentized_range.ppf(0.95, 2, n - 1) / math.sqrt(n)
+    assert np.mean(np.abs(es - effect) <= half) < 0.95 - 4 * se
+
+
+def test_es_interval_is_checked():
+    with pytest.raises(PdevalError, match="es_interval"):
+        anova(to_frame(scores()), es_interval="bootstrap")
+
+
 def test_anova_variants_are_separate_groups():
     a = to_frame(scores(seed=1)).assign(level=10)
     b = to_frame(scores(seed=2)).assign(level=50)
@@ -177,6 +230,101 @@ def test_one_way_parametric_tukey_equals_scipy_tukey_hsd():
         assert row.p_value == pytest.approx(ref.pvalue[i, j], abs=1e-7)
         assert row.ci_low == pytest.approx(ci.low[i, j], abs=1e-7)
         assert row.ci_high == pytest.approx(ci.high[i, j], abs=1e-7)
+
+
+# --------------------------------------------------------------------------------------
+# Dunnett's many-to-one test (parametric Tukey HSD with baselines)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m, n, control", [(4, 15, 0), (8, 30, 5), (2, 10, 1)])
+def test_one_baseline_one_way_equals_scipy_dunnett(m, n, control):
+    """SciPy's Dunnett test (independent groups, equal sizes, the one-way residual) integrates
+    the multivariate t distribution by quasi-Monte Carlo: agreement to its accuracy."""
+    matrix = scores(m=m, n=n, seed=20 + m)
+    frame = to_frame(matrix)
+    out = tukey_hsd(frame, method="parametric", baselines=f"r{control}", two_way=False, progress=False)
+    others = [i for i in range(m) if i != control]
+    ref = st.dunnett(*matrix[others], control=matrix[control], random_state=np.random.default_rng(1))
+    ci = ref.confidence_interval(0.95)
+    assert [int(r[1:]) for r in out["run"]] == others and set(out["baseline"]) == {f"r{control}"}
+    np.testing.assert_allclose(out["diff"], matrix[others].mean(axis=1) - matrix[control].mean(), atol=TOL)
+    np.testing.assert_allclose(out["p_value"], ref.pvalue, atol=3e-4)
+    np.testing.assert_allclose(out["ci_low"], ci.low, atol=3e-4)
+    np.testing.assert_allclose(out["ci_high"], ci.high, atol=3e-4)
+
+
+@pytest.mark.parametrize("m, df", [(2, 5), (5, 20), (10, 100), (3, 10**6)])
+def test_dunnett_with_every_run_a_baseline_is_the_studentized_range(m, df):
+    q = np.array([0.0, 0.5, 1, 2, 3, 3.5, 4, 5, 6, 8, 12])
+    family = Dunnett(m, m, df)
+    np.testing.assert_allclose(family.sf(q), st.studentized_range.sf(q, m, df), rtol=0, atol=1e-9)
+    assert family.isf(0.05) == pytest.approx(st.studentized_range.ppf(0.95, m, df), rel=1e-8)
+
+
+@pytest.mark.parametrize("m, w", [(2, 2.0), (4, 0.5), (4, 3.5), (7, 5.0)])
+def test_dunnett_normal_tail_equals_integral_over_two_baselines(m, w):
+    """Infinite df, two baselines: P(max |Z_i - Z_s| < w) integrated by SciPy over the two
+    baselines' values, straight from the event (not from the least/largest density)."""
+    from scipy import integrate
+
+    def inside(z1, z0):
+        free = max(0.0, st.norm.cdf(min(z0, z1) + w) - st.norm.cdf(max(z0, z1) - w))
+        return st.norm.pdf(z0) * st.norm.pdf(z1) * free ** (m - 2)
+
+    expected = 1.0 - integrate.dblquad(inside, -9, 9, lambda z0: z0 - w, lambda z0: z0 + w, epsabs=1e-12)[0]
+    assert Dunnett(m, 2, 10**6).sf(w) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("m, b, df", [(6, 2, 40), (5, 3, 12), (4, 1, 8)])
+def test_dunnett_several_baselines_matches_simulation(m, b, df):
+    """The largest studentised difference of the family, simulated from its definition."""
+    pairs = [(i, s) for s in range(b) for i in range(m) if i != s and not (i < b and i <= s)]
+    contrasts = np.zeros((len(pairs), m))
+    for k, (i, s) in enumerate(pairs):
+        contrasts[k, i], contrasts[k, s] = 1.0, -1.0
+    rng = np.random.default_rng(m * 100 + b)
+    N = 400_000
+    largest = np.abs(rng.standard_normal((N, m)) @ contrasts.T).max(axis=1) / np.sqrt(rng.chisquare(df, N) / df)
+    family = Dunnett(m, b, df)
+    for q in (1.5, 2.5, 3.5, 4.5):
+        simulated = np.mean(largest > q)
+        assert float(family.sf(q)) == pytest.approx(simulated, abs=5 * math.sqrt(simulated * (1 - simulated) / N) + 1e-4)
+    threshold = family.isf(0.05)
+    assert np.mean(largest > threshold) == pytest.approx(0.05, abs=5 * math.sqrt(0.05 * 0.95 / N))
+
+
+def test_parametric_baselines_use_dunnett_on_the_two_way_residual():
+    matrix = scores(m=6, n=20, seed=21)
+    frame = to_frame(matrix)
+    out = tukey_hsd(frame, method="parametric", baselines=["r4", "r1"], progress=False)
+    everyone = tukey_hsd(frame, method="parametric", progress=False)
+    model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
+    scale = math.sqrt(model.mse_resid / 20)
+    family = Dunnett(6, 2, model.df_resid)
+    means = matrix.mean(axis=1)
+    d = np.array([means[int(r[1:])] - means[int(s[1:])] for r, s in zip(out["run"], out["baseline"])])
+    np.testing.assert_allclose(out["diff"], d, atol=TOL)
+    np.testing.assert_allclose(out["p_value"], family.sf(np.abs(d) / scale), atol=TOL)
+    assert out["hsd"].iloc[0] == pytest.approx(family.isf(0.05) * scale, rel=1e-9)
+    # a smaller family than all pairs: a smaller threshold than Tukey's, and smaller p-values
+    assert out["hsd"].iloc[0] < everyone["hsd"].iloc[0]
+    tukey_p = everyone.set_index(["run_a", "run_b"])["p_value"]
+    for row in out.itertuples():
+        key = (row.run, row.baseline) if (row.run, row.baseline) in tukey_p.index else (row.baseline, row.run)
+        assert row.p_value <= tukey_p[key] + 1e-12
+    assert (out["significant"] == (out["diff"].abs() > out["hsd"])).all()
+
+
+def test_dunnett_rejects_impossible_families():
+    with pytest.raises(PdevalError, match="Dunnett"):
+        Dunnett(1, 1, 10)
+    with pytest.raises(PdevalError, match="Dunnett"):
+        Dunnett(4, 5, 10)
+    with pytest.raises(PdevalError, match="Dunnett"):
+        Dunnett(4, 1, 0)
+    with pytest.raises(PdevalError, match="tail probability"):
+        Dunnett(4, 1, 10).isf(1.5)
 
 
 # --------------------------------------------------------------------------------------

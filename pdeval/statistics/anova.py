@@ -15,22 +15,44 @@ within-system sum of squares with ``phi_E = m (n - 1)`` and there is no topic ro
 The residual variance ``V_E`` is the variance estimate that Tukey's HSD, the effect sizes
 and topic-set-size design use. Sakai's effect size for a system pair (Sakai 2018, sec. 5.2;
 Sakai 2014, "Statistical reform in information retrieval?") is
-``ES_E2(i, j) = (xi. - xj.) / sqrt(V_E)``.
+``ES_E2(i, j) = (xi. - xj.) / sqrt(V_E)``, an estimate of ``(mu_i - mu_j) / sigma``.
+
+Its interval comes in two kinds (``es_interval``):
+
+``"tukey"``
+    Tukey's simultaneous ``1 - alpha`` interval of the mean difference divided by
+    ``sqrt(V_E)``: ``ES_E2 +- q(alpha; m, phi_E) / sqrt(n)``. All pairs are covered at once,
+    but ``V_E`` is treated as known, so for few topics the interval is too narrow for
+    ``(mu_i - mu_j) / sigma``.
+``"noncentral"``
+    the exact interval of one pair with ``sigma`` estimated (Steiger & Fouladi 1997,
+    "Noncentrality interval estimation and the evaluation of statistical models"; Cumming &
+    Finch 2001, Educational and Psychological Measurement 61(4)). Under the additive model
+    with normal errors, ``t = (xi. - xj.) / sqrt(2 V_E / n)`` is noncentral t with ``phi_E``
+    degrees of freedom and noncentrality ``lambda = sqrt(n / 2) (mu_i - mu_j) / sigma``
+    (the difference of two system means is independent of the residuals). The limits
+    ``lambda_low``, ``lambda_high`` solve ``P(T'(phi_E, lambda_low) <= t) = 1 - alpha/2`` and
+    ``P(T'(phi_E, lambda_high) <= t) = alpha/2``, and the interval of the effect size is
+    ``sqrt(2 / n) [lambda_low, lambda_high]``. It covers each pair at ``1 - alpha``, not all
+    pairs at once.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Literal, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from ..errors import PdevalError
+from ..errors import PdevalError, PdevalWarning, warn
 from ..significance import score_matrices
 
-__all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova"]
+__all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova", "noncentrality_interval"]
+
+#: the kinds of ES_E2 interval (module docstring)
+ES_INTERVALS = ("tukey", "noncentral")
 
 
 @dataclass
@@ -94,31 +116,82 @@ def _table(fit: AnovaFit) -> pd.DataFrame:
     )
 
 
-def effect_sizes(fit: AnovaFit, runs: Sequence, *, alpha: float = 0.05) -> pd.DataFrame:
-    """ES_E2 for every unordered pair (input order) with a simultaneous CI.
+def noncentrality_interval(t: np.ndarray, df: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - alpha`` interval of the noncentrality ``lambda`` of a noncentral t variate
+    observed at each ``t`` (``df`` degrees of freedom): the ``lambda`` at which ``t`` is the
+    ``1 - alpha/2`` and the ``alpha/2`` quantile (module docstring), found for all ``t`` at once
+    by SciPy's vectorised bracketing and root finding (NaN where ``t`` is not finite)."""
+    from scipy.optimize import elementwise
+    from scipy.stats import nct
 
-    ``ES_E2 = (xi. - xj.) / sqrt(V_E)``. The interval is Tukey's simultaneous
-    ``1 - alpha`` interval of the mean difference, ``diff +- q(alpha; m, phi_E) sqrt(V_E/n)``
-    (Sakai 2018, sec. 4.4), divided by ``sqrt(V_E)``, i.e. ``ES_E2 +- q / sqrt(n)``: it
-    treats ``V_E`` as known (the usual large-sample reading), so for few topics it is
-    slightly too narrow.
+    t = np.asarray(t, dtype=np.float64)
+    finite = np.isfinite(t)
+    # solved at |t| (SciPy's noncentral t is accurate there) and mirrored:
+    # P(T'(lambda) <= -x) = 1 - P(T'(-lambda) <= x), so the limits at -x are minus those at x
+    sign = np.where(t < 0, -1.0, 1.0)
+    limits = []
+    for level in (1.0 - alpha / 2.0, alpha / 2.0):
+        out = np.full(t.shape, np.nan)
+        if finite.any():
+            x = np.abs(t[finite])
+
+            def excess(lam, x, level=level):  # x is passed as an argument: the solvers subset it
+                return nct.cdf(x, df, lam) - level  # decreasing in lambda
+
+            bracket = elementwise.bracket_root(excess, x - 1.0, x + 1.0, args=(x,))
+            root = elementwise.find_root(
+                excess, bracket.bracket, args=(x,), tolerances={"xatol": 1e-12, "xrtol": 1e-12}
+            )
+            out[finite] = np.where(root.success, root.x, np.nan)
+        limits.append(out * sign)
+    low, high = limits
+    return np.where(sign > 0, low, high), np.where(sign > 0, high, low)
+
+
+def effect_sizes(
+    fit: AnovaFit, runs: Sequence, *, alpha: float = 0.05, es_interval: str = "tukey"
+) -> pd.DataFrame:
+    """ES_E2 for every unordered pair (input order) with a ``1 - alpha`` interval.
+
+    ``ES_E2 = (xi. - xj.) / sqrt(V_E)``. ``es_interval="tukey"``: Tukey's simultaneous
+    interval of the mean difference, ``diff +- q(alpha; m, phi_E) sqrt(V_E/n)`` (Sakai 2018,
+    sec. 4.4), divided by ``sqrt(V_E)``, i.e. ``ES_E2 +- q / sqrt(n)``, with ``V_E`` taken as
+    known; ``"noncentral"``: the exact interval of each pair with ``sigma`` estimated, from
+    the noncentral t (module docstring). The column ``es_interval`` names the kind.
     """
     from scipy.stats import studentized_range
 
+    if es_interval not in ES_INTERVALS:
+        raise PdevalError(f"es_interval must be one of {ES_INTERVALS}, not {es_interval!r}")
     ii, jj = np.triu_indices(fit.m, k=1)
     diff = fit.means[ii] - fit.means[jj]
     scale = math.sqrt(fit.residual_variance)
-    half = studentized_range.ppf(1.0 - alpha, fit.m, fit.df_residual) / math.sqrt(fit.n)
     with np.errstate(divide="ignore", invalid="ignore"):
         es = diff / scale
+    if es_interval == "tukey":
+        half = studentized_range.ppf(1.0 - alpha, fit.m, fit.df_residual) / math.sqrt(fit.n)
+        low, high = es - half, es + half
+    else:
+        root = math.sqrt(fit.n / 2.0)
+        low, high = noncentrality_interval(es * root, fit.df_residual, alpha)
+        low, high = low / root, high / root
+        failed = int((np.isnan(low) | np.isnan(high))[np.isfinite(es)].sum())
+        if failed:
+            warn(
+                f"the noncentral ES_E2 interval of {failed} pair(s) is NaN: SciPy's noncentral t cannot be "
+                f"inverted that far out (|t| up to {np.nanmax(np.abs(es)) * root:.3g} on {fit.df_residual} degrees "
+                "of freedom); use es_interval='tukey' or more topics",
+                PdevalWarning,
+            )
     return pd.DataFrame(
         {
             "run_a": [runs[i] for i in ii],
             "run_b": [runs[j] for j in jj],
             "diff": diff,
             "es_e2": es,
-            "ci_low": es - half,
-            "ci_high": es + half,
+            "ci_low": low,
+            "ci_high": high,
+            "es_interval": es_interval,
         }
     )
 
@@ -132,7 +205,7 @@ class Anova:
     columns of ``statsmodels.stats.anova.anova_lm``). ``summary``: one row per (measure,
     variant) with ``n_runs``, ``n_topics``, ``residual_variance`` (V_E), ``df_residual``,
     ``two_way``. ``effect_sizes``: one row per (measure, variant, run pair) with ``run_a``,
-    ``run_b``, ``diff``, ``es_e2``, ``ci_low``, ``ci_high`` (see :func:`effect_sizes`).
+    ``run_b``, ``diff``, ``es_e2``, ``ci_low``, ``ci_high``, ``es_interval`` (see :func:`effect_sizes`).
     """
 
     table: pd.DataFrame
@@ -149,6 +222,7 @@ def anova(
     *,
     two_way: bool = True,
     alpha: float = 0.05,
+    es_interval: Literal["tukey", "noncentral"] = "tukey",
     system: str = "run",
 ) -> Anova:
     """Two-way ANOVA without replication (system x topic), or one-way, per measure and variant.
@@ -157,11 +231,14 @@ def anova(
     :func:`pdeval.significance.score_matrices`) is one analysis; see the module docstring
     for the formulas. The table equals ``statsmodels``' ``anova_lm(ols("value ~ C(run) +
     C(query_id)"))`` (type I; the design is balanced, so types I-III agree). Sakai's ES_E2
-    effect sizes with ``1 - alpha`` simultaneous intervals come for every run pair.
-    Returns an :class:`Anova`.
+    effect sizes with ``1 - alpha`` intervals come for every run pair: Tukey's simultaneous
+    ones (``es_interval="tukey"``) or each pair's exact noncentral-t interval with ``sigma``
+    estimated (``"noncentral"``); see the module docstring. Returns an :class:`Anova`.
     """
     if not 0 < alpha < 1:
         raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if es_interval not in ES_INTERVALS:
+        raise PdevalError(f"es_interval must be one of {ES_INTERVALS}, not {es_interval!r}")
     tables, summaries, effects = [], [], []
     for group in score_matrices(result, measure, system=system):
         fit = fit_anova(group.scores, two_way=two_way)
@@ -178,7 +255,7 @@ def anova(
                 "two_way": two_way,
             }
         )
-        es = effect_sizes(fit, group.runs, alpha=alpha)
+        es = effect_sizes(fit, group.runs, alpha=alpha, es_interval=es_interval)
         effects.append(es.assign(**keys)[[*keys, *es.columns]])
     if not tables:
         raise PdevalError("the result frame holds no (measure, variant) group to analyse")

@@ -27,11 +27,14 @@ The null distribution is estimated from the observed scores, real system differe
 included, so with many clearly different systems the randomised test is more conservative
 than the parametric one; under the null hypothesis with normal errors the two agree.
 
-With ``baselines`` the family is only the comparisons with the baselines: the randomised
-test then records ``R_b = max_{s in baselines} max_i |x*i. - x*s.|`` (the maximum over the
-family, which keeps the family-wise error at ``alpha`` and is less conservative); the
-parametric test keeps the studentised range of all m means (conservative for that family;
-Dunnett's test would be exact).
+With ``baselines`` the family is only the comparisons with the baselines, and both tests
+take the largest difference of that family instead of the range of all m means, which
+keeps the family-wise error at ``alpha`` and is less conservative: the randomised test
+records ``R_b = max_{s in baselines} max_i |x*i. - x*s.|``; the parametric test is
+Dunnett's (1955) many-to-one test, for one baseline or several, with the same ``V_E``:
+``p_ij = P(max_family q > q_ij)`` and ``HSD = q_D(alpha) sqrt(V_E / n)`` from the
+distribution of the family's largest studentised difference
+(:class:`~pdeval.statistics.dunnett.Dunnett`). With every run a baseline it is Tukey's HSD.
 
 Permutations are drawn as ``argsort(rng.random((chunk, n, m)), axis=2)`` chunk by chunk
 (:data:`CHUNK_ELEMENTS` values per chunk), vectorised over resamples and topics; the same
@@ -50,6 +53,7 @@ from ..errors import PdevalError
 from ..progress import progress_bar
 from ..significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
 from .anova import fit_anova
+from .dunnett import Dunnett
 from .studentized_range import studentized_range_sf
 
 __all__ = ["tukey_hsd", "randomised_ranges"]
@@ -143,9 +147,13 @@ def tukey_hsd(
         scale = math.sqrt(fit.residual_variance / n)
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.abs(diff) / scale
-        if method == "parametric":
+        if method == "parametric" and family is None:
             p_value = studentized_range_sf(q, m, fit.df_residual)
             hsd = float(studentized_range.ppf(1.0 - alpha, m, fit.df_residual)) * scale
+        elif method == "parametric":
+            many_to_one = Dunnett(m, int(family.size), fit.df_residual)
+            p_value = many_to_one.sf(q)
+            hsd = many_to_one.isf(alpha) * scale
         else:
             ranges = np.sort(randomised_ranges(scores, B, seed=seed, baselines=family, progress=progress))
             below = np.searchsorted(ranges, np.abs(diff) - ZERO, side="left")
