@@ -640,6 +640,17 @@ def test_topic_set_size_from_a_result_uses_the_residual_variance(real):
     assert row["n_topics"] == alone["n_topics"].item()
 
 
+def test_topic_set_size_from_the_pooled_within_system_variance(real):
+    ap = real[real["measure"] == "AP"]
+    model, _ = statsmodels_table(ap, "value ~ C(run)")
+    two = topic_set_size(ap, "AP", design="t", min_delta=0.1)
+    one = topic_set_size(ap, "AP", design="t", min_delta=0.1, two_way=False)
+    assert one["variance"].item() == pytest.approx(model.mse_resid, rel=TOL)
+    # topics differ in difficulty: leaving their effects in the variance asks for more topics
+    assert one["variance"].item() > two["variance"].item() and one["n_topics"].item() > two["n_topics"].item()
+    assert one["n_topics"].item() == topic_set_size(model.mse_resid, design="t", min_delta=0.1)["n_topics"].item()
+
+
 def test_topic_set_size_rejects_incomplete_requirements():
     with pytest.raises(PdevalError, match="min_delta"):
         topic_set_size(0.02, design="t")

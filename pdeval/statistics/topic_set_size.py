@@ -19,10 +19,14 @@ requirement? Three designs, each the smallest ``n >= 2`` that meets it:
     ``2 t_{alpha/2}(n - 1) E[s_d] / sqrt(n) <= ci_width`` with
     ``E[s_d] = sigma_d sqrt(2 / (n - 1)) Gamma(n / 2) / Gamma((n - 1) / 2)``.
 
-The variance: ``sigma^2`` is the variance of a single score around its system and topic
-effects, estimated (Sakai 2016, sec. 6) by the residual variance ``V_E`` of a two-way ANOVA
-without replication on existing runs (:func:`pdeval.anova`); the paired designs use
-``sigma_d^2 = 2 sigma^2`` (the variance of a difference of two such scores).
+The variance: ``sigma^2`` is the within-system variance of a single score, estimated from
+existing runs (:func:`pdeval.anova`) by the residual variance ``V_E`` of a two-way ANOVA
+without replication (``two_way=True``, the default: the score's variance around its system
+and topic effects; Sakai, EVIA 2014, "Topic set size design with variance estimates from
+two-way ANOVA") or of a one-way ANOVA (``two_way=False``: the pooled within-system variance
+``sum_ij (x[i,j] - xi.)^2 / (m (n - 1))``, topic effects left in, as in Sakai 2016). The
+two-way estimate is the smaller one wherever topics differ in difficulty. The paired designs
+use ``sigma_d^2 = 2 sigma^2`` (the variance of a difference of two such scores).
 
 ``method="exact"`` (the default) computes the powers with SciPy's noncentral t and F
 distributions. ``method="sakai2016"`` uses instead the normal approximations of Nagata
@@ -178,14 +182,16 @@ def topic_set_size(
     ci_width: Union[None, float, Sequence[float]] = None,
     n_systems: Optional[int] = None,
     method: Method = "exact",
+    two_way: bool = True,
     system: str = "run",
 ) -> pd.DataFrame:
     """Topics needed for a paired t-test, a one-way ANOVA or a CI width (Sakai 2016).
 
     ``source`` is the variance ``sigma^2`` of single scores, or a result frame: then
-    ``sigma^2`` is the residual variance ``V_E`` of the two-way ANOVA without replication of
-    each (measure, variant) group, and ``n_systems`` (``design="anova"``) defaults to its
-    number of runs. ``min_delta`` (``t``, ``anova``) or ``ci_width`` (``ci``) may be a list:
+    ``sigma^2`` is the residual variance ``V_E`` of each (measure, variant) group's two-way
+    ANOVA without replication (``two_way=True``) or one-way ANOVA (``two_way=False``, the
+    pooled within-system variance; module docstring), and ``n_systems`` (``design="anova"``)
+    defaults to its number of runs. ``min_delta`` (``t``, ``anova``) or ``ci_width`` (``ci``) may be a list:
     one row each. ``method="exact"`` computes powers with the noncentral t and F
     distributions, ``method="sakai2016"`` with the normal approximations of Sakai's Excel
     tools (Sakai 2016). Formulas: module docstring.
@@ -200,7 +206,11 @@ def topic_set_size(
     name = "ci_width" if design == "ci" else "min_delta"
     if isinstance(source, pd.DataFrame):
         groups = [
-            ({"measure": g.measure, **g.variant}, fit_anova(g.scores).residual_variance, g.scores.shape[0])
+            (
+                {"measure": g.measure, **g.variant},
+                fit_anova(g.scores, two_way=two_way).residual_variance,
+                g.scores.shape[0],
+            )
             for g in score_matrices(source, measure, system=system)
         ]
     else:
