@@ -21,7 +21,6 @@ import re
 from typing import Optional, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .errors import OverlapError, OverlapWarning, warn
 

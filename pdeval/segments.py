@@ -27,7 +27,6 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .frames import ABSENT, POOLED
-from .ranking import ranks_within
 
 __all__ = ["ABSENT", "POOLED", "Segments", "QrelsTable", "gain_of"]
 

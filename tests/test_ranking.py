@@ -4,7 +4,6 @@ runs sorted) give exactly the order of one full sort by (group, score desc, doc 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from unittest import mock
 
 from hypothesis import given, settings

@@ -13,11 +13,9 @@ from __future__ import annotations
 import gzip
 import os
 import io
-import math
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings

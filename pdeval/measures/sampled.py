@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, SchemaError
-from ..segments import ABSENT, POOLED, QrelsTable, Segments, gain_of
+from ..segments import ABSENT, QrelsTable, Segments, gain_of
 from .classic import divide
 from .registry import register
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ..errors import MeasureError, SchemaError
 from ..frames import canonicalize
-from ..segments import Segments, gain_of
+from ..segments import Segments
 from .graded import _collection_max, _level_gains
 from .registry import register
 
