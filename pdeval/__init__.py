@@ -45,7 +45,8 @@ from .integrations.pyterrier import experiment
 from .integrations.ranx import from_ranx, to_ranx
 from .integrations.trec_eval import read_trec_eval, write_trec_eval
 from .io import read_qrels, read_run, write_qrels, write_run
-from .judgments import LEVEL_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool, reduce
+from .judgments import LEVEL_GRIDS, reduce
+from .pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
 from .measures import available as available_measures
 from .measures import parse as parse_measure
 from .ranking import rank_run

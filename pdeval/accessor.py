@@ -62,25 +62,25 @@ class IRAccessor:
 
     def pool(self, depth: Any, **options: Any) -> pd.DataFrame:
         """``pdeval.pool(run, depth, **options)``: the depth-k pool of this run frame."""
-        from .judgments import pool
+        from .pooling import pool
 
         return pool(self._need("run", "pool"), depth, **options)
 
     def judged(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
         """``pdeval.judged(run, qrels, **options)``: shares of judged documents at depths k."""
-        from .judgments import judged
+        from .pooling import judged
 
         return judged(self._need("run", "judged"), qrels, **options)
 
     def exclude_runs(self, qrels: pd.DataFrame, **options: Any):
         """``pdeval.exclude_runs(run, qrels, **options)``: kept runs and the excluded ones."""
-        from .judgments import exclude_runs
+        from .pooling import exclude_runs
 
         return exclude_runs(self._need("run", "exclude_runs"), qrels, **options)
 
     def leave_out_pooling(self, qrels: pd.DataFrame, depth: int, **options: Any) -> pd.DataFrame:
         """``pdeval.leave_out_pooling(run, qrels, depth, **options)``."""
-        from .judgments import leave_out_pooling
+        from .pooling import leave_out_pooling
 
         return leave_out_pooling(self._need("run", "leave_out_pooling"), qrels, depth, **options)
 

@@ -39,7 +39,8 @@ from . import plotting
 from .correlation import correlation_table, rank_correlation, system_means
 from .errors import MeasureError, PdevalError, PdevalWarning
 from .evaluation import evaluate
-from .judgments import pool, reduce
+from .judgments import reduce
+from .pooling import pool
 from .measures import parse as parse_measure
 from .significance import discriminative_power, swap_rates
 

@@ -24,15 +24,17 @@ vectorised over topics and samples.
 from __future__ import annotations
 
 import warnings
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .draws import SeedLike, base_seed, key_bits, random_keys, ranks_by_key
 from .errors import PdevalError, PdevalWarning
-from .frames import as_qrels
-from .judgments import SeedLike, _base_seed, _best_ranks, _check_int, _key_bits, _positions, _random_keys, _ranks_within
-from .ranking import ScorePrecision
+from .frames import as_qrels, as_run
+from .options import check_int
+from .pooling import best_ranks, row_positions, select_runs
+from .ranking import ScorePrecision, rank_run
 
 __all__ = ["sample_pool", "sample_inclusion", "ap_prior"]
 
@@ -48,8 +50,8 @@ def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, depth: int, runs, score
             f"sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
             f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant first"
         )
-    best = _best_ranks(run, depth, runs, score_precision)
-    position = _positions(qrels, best["query_id"], best["doc_id"])
+    best = best_ranks(run, depth, runs, score_precision)
+    position = row_positions(qrels, best["query_id"], best["doc_id"])
     level = np.where(position >= 0, qrels["relevance"].to_numpy()[np.maximum(position, 0)], -1)
     judged = level >= 0
     if not judged.all():
@@ -91,13 +93,13 @@ def sample_pool(
     ready for ``xinfAP`` / ``infNDCG`` / ``iP@k``. Every sample draws its own random order of each
     (topic, stratum) from ``seed``.
     """
-    bounds = [_check_int("strata", bound, 1) for bound in strata]
+    bounds = [check_int("strata", bound, 1) for bound in strata]
     if bounds != sorted(set(bounds)):
         raise PdevalError(f"strata must be increasing depth bounds such as (10, 30, 100), not {list(strata)}")
     rate = np.asarray(list(rates), dtype=np.float64)
     if len(rate) != len(bounds) or not ((rate > 0) & (rate <= 1)).all():
         raise PdevalError(f"rates must hold one rate in (0, 1] per stratum ({len(bounds)}), not {list(rates)}")
-    samples = _check_int("samples", samples, 1)
+    samples = check_int("samples", samples, 1)
     pool = _judged_pool(qrels, run, bounds[-1], runs, score_precision)
     stratum = np.searchsorted(np.asarray(bounds), pool["best_rank"].to_numpy(), side="left")
     topic_code = pd.factorize(pool["query_id"])[0]
@@ -105,10 +107,10 @@ def sample_pool(
     n_groups = int(group.max()) + 1 if len(group) else 1
     size = np.bincount(group, minlength=n_groups)
     wanted = np.ceil(rate[np.arange(n_groups) % len(bounds)] * size - 1e-12).astype(np.int64)
-    rng = np.random.default_rng(_base_seed(seed))
-    bits = _key_bits(n_groups * samples)
+    rng = np.random.default_rng(base_seed(seed))
+    bits = key_bits(n_groups * samples)
     every = np.tile(group, samples) + np.repeat(np.arange(samples, dtype=np.int64) * n_groups, len(group))
-    order = _ranks_within(every, _random_keys(rng, len(every), bits), bits)
+    order = ranks_by_key(every, random_keys(rng, len(every), bits), bits)
     chosen = order < np.tile(wanted[group], samples)
     out = pd.DataFrame(
         {
@@ -174,16 +176,12 @@ def sample_inclusion(
     evaluate it with ``statAP``, ``statP@k``, ...: R̂ = Σ 1/π over the sampled relevant
     documents is unbiased for R.
     """
-    depth = _check_int("depth", depth, 1)
-    samples = _check_int("samples", samples, 1)
+    depth = check_int("depth", depth, 1)
+    samples = check_int("samples", samples, 1)
     if not (isinstance(size, (int, float)) and size > 0):
         raise PdevalError(f"size must be a positive number of documents per topic, not {size!r}")
-    from .frames import as_run
-    from .judgments import _select_runs
-    from .ranking import rank_run
-
     pool = _judged_pool(qrels, run, depth, runs, score_precision)
-    chosen_runs = _select_runs(as_run(run), runs)
+    chosen_runs = select_runs(as_run(run), runs)
     ranked = rank_run(chosen_runs[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
     n_runs = ranked["run"].nunique()
     prior = pd.Series(ap_prior(ranked["rank"].to_numpy(), depth) / max(n_runs, 1))
@@ -192,7 +190,7 @@ def sample_inclusion(
     weight = weights.reindex(key).to_numpy(dtype=np.float64)
     topic = pd.factorize(pool["query_id"])[0]
     prob = _inclusion_probabilities(weight, topic, size)
-    rng = np.random.default_rng(_base_seed(seed))
+    rng = np.random.default_rng(base_seed(seed))
     draw = rng.random((samples, len(pool))) < prob[None, :]
     sample, row = np.nonzero(draw)
     out = pd.DataFrame(
