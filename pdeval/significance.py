@@ -32,6 +32,7 @@ import pandas as pd
 from .correlation import split_keys
 from .errors import PdevalError, SchemaError
 from .frames import as_result
+from .options import check_choice
 from .progress import progress_bar
 
 __all__ = [
@@ -349,8 +350,7 @@ def swap_rates(
     separate analysis with the same ``seed``. ``trials="all"`` enumerates every ordered pair
     of disjoint c-subsets (small examples). Returns a :class:`SwapRates`.
     """
-    if rule not in ("all", "first"):
-        raise PdevalError(f"rule must be 'all' or 'first', not {rule!r}")
+    check_choice("rule", rule, ("all", "first"))
     if bin_width <= 0 or bins < 1:
         raise PdevalError("bin_width must be > 0 and bins >= 1")
     bin_rows, summary_rows = [], []

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PdevalError, PdevalWarning, warn
+from ..options import check_choice
 from ..significance import score_matrices
 
 __all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova", "noncentrality_interval"]
@@ -161,8 +162,7 @@ def effect_sizes(
     """
     from scipy.stats import studentized_range
 
-    if es_interval not in ES_INTERVALS:
-        raise PdevalError(f"es_interval must be one of {ES_INTERVALS}, not {es_interval!r}")
+    check_choice("es_interval", es_interval, ES_INTERVALS)
     ii, jj = np.triu_indices(fit.m, k=1)
     diff = fit.means[ii] - fit.means[jj]
     scale = math.sqrt(fit.residual_variance)
@@ -237,8 +237,7 @@ def anova(
     """
     if not 0 < alpha < 1:
         raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if es_interval not in ES_INTERVALS:
-        raise PdevalError(f"es_interval must be one of {ES_INTERVALS}, not {es_interval!r}")
+    check_choice("es_interval", es_interval, ES_INTERVALS)
     tables, summaries, effects = [], [], []
     for group in score_matrices(result, measure, system=system):
         fit = fit_anova(group.scores, two_way=two_way)

@@ -77,6 +77,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PdevalError
+from ..options import check_choice
 from ..significance import score_matrices
 from .anova import fit_anova
 
@@ -138,10 +139,8 @@ def required_topics(
     Candidates are evaluated as one vectorised array, in windows that double in size up
     to ``max_topics`` (a :class:`~pdeval.errors.PdevalError` if none suffices).
     """
-    if design not in ("t", "anova", "ci"):
-        raise PdevalError(f"design must be 't', 'anova' or 'ci', not {design!r}")
-    if method not in ("exact", "sakai2016"):
-        raise PdevalError(f"method must be 'exact' or 'sakai2016', not {method!r}")
+    check_choice("design", design, ("t", "anova", "ci"))
+    check_choice("method", method, ("exact", "sakai2016"))
     if not (variance > 0 and math.isfinite(variance)):
         raise PdevalError(f"the variance must be a positive number, got {variance!r}")
     if not 0 < alpha < 1:

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PdevalError
+from ..options import check_choice
 from ..progress import progress_bar
 from ..significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
 from .anova import fit_anova
@@ -121,8 +122,7 @@ def tukey_hsd(
     """
     from scipy.stats import studentized_range
 
-    if method not in ("randomised", "parametric"):
-        raise PdevalError(f"method must be 'randomised' or 'parametric', not {method!r}")
+    check_choice("method", method, ("randomised", "parametric"))
     if not 0 < alpha < 1:
         raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
     if method == "randomised" and int(B) < 1:
