@@ -27,8 +27,11 @@ largest, and every other system's ``Z_i`` lies in ``(U - w, L + w)``. So
 ``L`` over ``[-9, 9]``, 128 in ``D / w`` over ``[0, 1]``) at the nodes of a Chebyshev
 interpolant in ``w``, and mixed over ``S`` as for the studentised range
 (:func:`pdeval.statistics.studentized_range.studentized_sf`). The tests check it against
-``scipy.stats.dunnett`` (one baseline, one-way ANOVA), SciPy's multivariate t distribution
-(several baselines) and ``scipy.stats.studentized_range`` (``b = m``).
+``scipy.stats.dunnett`` (one baseline, one-way ANOVA), SciPy's ``dblquad`` over the values of
+two baselines taken straight from the event, a simulation of the family (several baselines)
+and ``scipy.stats.studentized_range`` (``b = m``). SciPy's multivariate t cannot serve for
+several baselines: the comparisons of the family are linearly dependent, so their
+correlation matrix is singular.
 """
 
 from __future__ import annotations

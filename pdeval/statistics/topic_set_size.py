@@ -24,7 +24,8 @@ existing runs (:func:`pdeval.anova`) by the residual variance ``V_E`` of a two-w
 without replication (``two_way=True``, the default: the score's variance around its system
 and topic effects; Sakai, EVIA 2014, "Topic set size design with variance estimates from
 two-way ANOVA") or of a one-way ANOVA (``two_way=False``: the pooled within-system variance
-``sum_ij (x[i,j] - xi.)^2 / (m (n - 1))``, topic effects left in, as in Sakai 2016). The
+``sum_ij (x[i,j] - xi.)^2 / (m (n - 1))``: each system's scores around its own mean, the
+topic effects left in). The
 two-way estimate is the smaller one wherever topics differ in difficulty. The paired designs
 use ``sigma_d^2 = 2 sigma^2`` (the variance of a difference of two such scores).
 
