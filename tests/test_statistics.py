@@ -161,9 +161,14 @@ def test_noncentral_es_interval_covers_the_true_effect_where_tukeys_does_not():
     assert np.mean(np.abs(es - effect) <= half) < 0.95 - 4 * se
 
 
-def test_es_interval_is_checked():
+def test_es_interval_and_two_way_are_checked():
+    frame = to_frame(scores())
     with pytest.raises(PdevalError, match="es_interval"):
-        anova(to_frame(scores()), es_interval="bootstrap")
+        anova(frame, es_interval="bootstrap")
+    for call in (anova, tukey_hsd, topic_set_size):
+        options = {"min_delta": 0.1} if call is topic_set_size else {}
+        with pytest.raises(PdevalError, match="two_way must be True"):
+            call(frame, two_way="no", **options)
 
 
 def test_anova_variants_are_separate_groups():

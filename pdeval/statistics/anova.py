@@ -79,6 +79,8 @@ class AnovaFit:
 
 def fit_anova(scores: np.ndarray, *, two_way: bool = True) -> AnovaFit:
     """Sums of squares and degrees of freedom of a runs x topics matrix (m >= 2, n >= 2)."""
+    if not isinstance(two_way, (bool, np.bool_)):
+        raise PdevalError(f"two_way must be True (system x topic) or False (one-way), not {two_way!r}")
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
         raise PdevalError(f"ANOVA needs at least two runs and two topics, got a {x.shape} score matrix")
