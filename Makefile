@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/pdeval report --out report
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
