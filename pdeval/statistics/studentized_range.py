@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import PdevalError
 from ..significance import CHUNK_ELEMENTS
 
-__all__ = ["studentized_range_sf", "studentized_sf", "normal_nodes"]
+__all__ = ["studentized_range_sf", "studentized_sf", "normal_nodes", "tail_limit", "interpolate_tail"]
 
 NODES = 256
 DEGREE = 400
