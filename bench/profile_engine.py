@@ -48,36 +48,36 @@ MEASURES = ["AP", "P@10", "nDCG", "Bpref", "infAP"]
 #: (object path, attribute, label). Module-level names are patched in the module that
 #: *calls* them (``from x import f`` binds f there), so engine helpers are listed per module.
 TARGETS: list[tuple[str, str, str]] = [
-    ("pdeval.evaluation", "evaluate", "evaluate"),
-    ("pdeval.evaluation", "parse_all", "parse measures"),
-    ("pdeval.evaluation", "as_run", "as_run (validate run frame)"),
-    ("pdeval.evaluation", "as_qrels", "as_qrels (validate qrels frame)"),
-    ("pdeval.evaluation.JudgmentIndex", "build", "JudgmentIndex.build (qrels side)"),
-    ("pdeval.evaluation.JudgmentIndex", "pair_codes", "pair codes (judgment lookup keys)"),
-    ("pdeval.evaluation.RankedRun", "build", "RankedRun.build (encode, check, sort, join)"),
-    ("pdeval.evaluation", "_codes", "_codes (groupby ngroup)"),
-    ("pdeval.evaluation", "encode", "encode (ids -> codes)"),
-    ("pdeval.evaluation", "packed_ids", "packed_ids (ids -> words)"),
-    ("pdeval.evaluation", "fingerprint", "fingerprint (words -> hash)"),
-    ("pdeval.evaluation", "has_repeats", "has_repeats (duplicate check)"),
-    ("pdeval.evaluation", "groups_with_repeats", "groups_with_repeats (duplicate check per list)"),
-    ("pdeval.ranking", "segments_with_repeats", "segments_with_repeats (per-list sorts)"),
-    ("pdeval.ranking", "group_major", "group_major (lists together)"),
-    ("pdeval.ranking", "sort_within", "sort_within (per-list / per-tie-run sorts)"),
-    ("pdeval.ranking", "_greater", "_greater (are ties in doc order?)"),
-    ("pdeval.evaluation.JudgmentIndex", "qrels_docs_of", "qrels_docs_of (doc lookup)"),
-    ("pdeval.evaluation", "byte_order", "byte_order (sort unique ids)"),
-    ("pdeval.evaluation", "trec_order", "trec_order (sort)"),
-    ("pdeval.evaluation", "scores_for_ordering", "scores_for_ordering"),
-    ("pdeval.evaluation", "group_offsets", "group_offsets"),
-    ("pdeval.evaluation", "drop_duplicates", "drop_duplicates (frame fallback)"),
-    ("pdeval.evaluation", "_layout", "_layout (segments + judgment gather)"),
-    ("pdeval.evaluation", "_result_frame", "_result_frame (tidy output)"),
+    ("pdeval.evaluation.core", "evaluate", "evaluate"),
+    ("pdeval.evaluation.core", "parse_all", "parse measures"),
+    ("pdeval.evaluation.core", "as_run", "as_run (validate run frame)"),
+    ("pdeval.evaluation.core", "as_qrels", "as_qrels (validate qrels frame)"),
+    ("pdeval.evaluation.core.JudgmentIndex", "build", "JudgmentIndex.build (qrels side)"),
+    ("pdeval.evaluation.core.JudgmentIndex", "pair_codes", "pair codes (judgment lookup keys)"),
+    ("pdeval.evaluation.core.RankedRun", "build", "RankedRun.build (encode, check, sort, join)"),
+    ("pdeval.evaluation.core", "_codes", "_codes (groupby ngroup)"),
+    ("pdeval.evaluation.core", "encode", "encode (ids -> codes)"),
+    ("pdeval.evaluation.core", "packed_ids", "packed_ids (ids -> words)"),
+    ("pdeval.evaluation.core", "fingerprint", "fingerprint (words -> hash)"),
+    ("pdeval.evaluation.core", "has_repeats", "has_repeats (duplicate check)"),
+    ("pdeval.evaluation.core", "groups_with_repeats", "groups_with_repeats (duplicate check per list)"),
+    ("pdeval.engine.ranking", "segments_with_repeats", "segments_with_repeats (per-list sorts)"),
+    ("pdeval.engine.ranking", "group_major", "group_major (lists together)"),
+    ("pdeval.engine.ranking", "sort_within", "sort_within (per-list / per-tie-run sorts)"),
+    ("pdeval.engine.ranking", "_greater", "_greater (are ties in doc order?)"),
+    ("pdeval.evaluation.core.JudgmentIndex", "qrels_docs_of", "qrels_docs_of (doc lookup)"),
+    ("pdeval.evaluation.core", "byte_order", "byte_order (sort unique ids)"),
+    ("pdeval.evaluation.core", "trec_order", "trec_order (sort)"),
+    ("pdeval.evaluation.core", "scores_for_ordering", "scores_for_ordering"),
+    ("pdeval.evaluation.core", "group_offsets", "group_offsets"),
+    ("pdeval.evaluation.core", "drop_duplicates", "drop_duplicates (frame fallback)"),
+    ("pdeval.evaluation.core", "_layout", "_layout (segments + judgment gather)"),
+    ("pdeval.evaluation.core", "_result_frame", "_result_frame (tidy output)"),
     ("pdeval.measures.registry.Measure", "compute", "kernel"),
-    ("pdeval.frames", "canonicalize", "canonicalize"),
-    ("pdeval.frames", "_as_id", "_as_id (id dtype check/convert)"),
-    ("pdeval.frames", "_numeric", "_numeric (to_numeric)"),
-    ("pdeval.frames", "drop_duplicates", "drop_duplicates"),
+    ("pdeval.frames.canonical", "canonicalize", "canonicalize"),
+    ("pdeval.frames.canonical", "_as_id", "_as_id (id dtype check/convert)"),
+    ("pdeval.frames.canonical", "_numeric", "_numeric (to_numeric)"),
+    ("pdeval.frames.canonical", "drop_duplicates", "drop_duplicates"),
     # primitives
     ("pandas", "factorize", "pd.factorize"),
     ("pandas.Index", "get_indexer", "Index.get_indexer"),
@@ -183,7 +183,7 @@ def profile_tree(run: pd.DataFrame, qrels: pd.DataFrame, measures: list[str], re
         tree = Tree()
         tree.install()
         try:
-            pdeval.evaluation.evaluate(run, qrels, measures, **options)
+            pdeval.evaluation.core.evaluate(run, qrels, measures, **options)
         finally:
             tree.uninstall()
         samples.append(tree)
@@ -255,9 +255,9 @@ def what_if(run: pd.DataFrame, qrels: pd.DataFrame, reps: int) -> str:
 
     row(f"pyarrow.compute.dictionary_encode(doc_id) + concatenated int64 codes ({arrow.num_chunks} chunks)",
         median_time(arrow_codes, reps))
-    from pdeval.ids import fingerprint, packed_ids
+    from pdeval.engine.ids import fingerprint, packed_ids
 
-    row("pdeval.ids.packed_ids(doc_id): bytes packed into words, no hashing (the engine's path)",
+    row("pdeval.engine.ids.packed_ids(doc_id): bytes packed into words, no hashing (the engine's path)",
         median_time(lambda: packed_ids(doc), reps))
     words = packed_ids(doc)
     row("  + fingerprint and np.sort (its duplicate check)", median_time(lambda: np.sort(fingerprint(words)), reps))
@@ -356,7 +356,7 @@ def main(argv=None) -> None:
             cases.append((f"the same with doc ids '{prefix}d...' (up to {len(prefix) + 8} bytes)",
                           run.assign(**longer), qrels.assign(**longer), MEASURES))
     if args.variants:
-        from pdeval.judgments import reduce
+        from pdeval.judgments.reduction import reduce
 
         variants = reduce(qrels, [10, 30, 50, 70, 90], method="stratified", samples=10, seed=1)
         cases.append((f"{len(run) / 1e6:.1f}M rows x 50 qrels variants ({len(variants):,} qrels rows), AP, Bpref",

@@ -27,7 +27,7 @@ Workloads (targets in brackets):
 
 Every timed pair runs in one process, alternating (pdeval, peer, pdeval, peer, ...) after a
 warm-up of each, so that both see the same load; medians are reported. The machine is
-shared: read the ratios. pdeval uses every core where the work is large (:mod:`pdeval.threads`);
+shared: read the ratios. pdeval uses every core where the work is large (:mod:`pdeval.common.threads`);
 the peers use one.
 """
 

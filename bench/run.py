@@ -90,7 +90,7 @@ def prepare(force: bool = False) -> dict:
     if info_path.exists() and not force:
         return json.loads(info_path.read_text())
     import pdeval
-    from pdeval.judgments import reduce
+    from pdeval.judgments.reduction import reduce
 
     info: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -355,7 +355,7 @@ def render(results: dict, inputs: dict, info: dict, command: str) -> str:
         "pytrec_eval, string to object ids for ranx) but not the conversion of the peers' outputs back "
         "to a frame (pdeval returns a tidy frame). ranx runs warm (its numba JIT compiled first on a tiny "
         "workload) and uses all cores, and so does pdeval on runs of more than half a million rows (it ranks parts of "
-        "a run in threads, pdeval.threads); pytrec_eval and ir_measures use one. Peak memory = highest "
+        "a run in threads, pdeval.common.threads); pytrec_eval and ir_measures use one. Peak memory = highest "
         "RSS during the calls minus RSS before them (psutil sampling every 1 ms plus getrusage's "
         "ru_maxrss high-water mark; tracemalloc would miss numpy/Arrow/C allocations). The machine is shared "
         "and noisy: read ratios rather than absolute seconds.",
@@ -401,7 +401,7 @@ def render(results: dict, inputs: dict, info: dict, command: str) -> str:
               f"string ids (`d1234567`, topics `401`...), qrels = depth-100 pool of 20 runs, {w.get('judgments', 0):,} judgments, "
               f"{w.get('relevant_share', 0):.0%} relevant (grades 0/1/2); every third run's scores rounded to 2 decimals "
               f"({w.get('tied_rows_share', 0):.0%} of rows share their score with another row of their list). "
-              f"Reduction variants: `pdeval.judgments.reduce(qrels, {list(REDUCTION_LEVELS)}, method='stratified', samples=10, seed=1)` "
+              f"Reduction variants: `pdeval.judgments.reduction.reduce(qrels, {list(REDUCTION_LEVELS)}, method='stratified', samples=10, seed=1)` "
               f"({inputs.get('wl_variants', {}).get('rows', 0):,} qrels rows, removed judgments kept as pooled -1 rows; ranx gets "
               "only the judged rows).", ""]
     if "clef_full" in inputs:

@@ -24,8 +24,8 @@
 
 import sys
 
-from . import accessor, datasets, errors, frames
-from .agreement import (
+from pdeval import accessor, datasets, errors, frames
+from pdeval.analysis.agreement import (
     agreement,
     compare_leaderboards,
     fill_holes,
@@ -36,27 +36,28 @@ from .agreement import (
     map_grades,
     merge_qrels,
 )
-from .bounds import bounds
-from .correlation import correlation_table, rank_correlation, system_means
-from .evaluation import evaluate, summarize
-from .experiments import training_sensitivity
-from .integrations.arrow import read_table, write_table
-from .integrations.pyterrier import experiment
-from .integrations.ranx import from_ranx, to_ranx
-from .integrations.trec_eval import read_trec_eval, write_trec_eval
-from .io import read_qrels, read_run, write_qrels, write_run
-from .judgments import LEVEL_GRIDS, reduce
-from .pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
-from .measures import available as available_measures
-from .measures import parse as parse_measure
-from .ranking import rank_run
-from .sampled_io import prels_qrels
-from .sampling import sample_inclusion, sample_pool
-from .significance import compare, discriminative_power, swap_rates
-from .statistics import anova, topic_set_size, tukey_hsd
+from pdeval.evaluation.bounds import bounds
+from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.api import evaluate
+from pdeval.evaluation.results import summarize
+from pdeval.analysis.experiments import training_sensitivity
+from pdeval.sources.tables import read_table, write_table
+from pdeval.integrations.pyterrier import experiment
+from pdeval.integrations.ranx import from_ranx, to_ranx
+from pdeval.integrations.trec_eval import read_trec_eval, write_trec_eval
+from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
+from pdeval.judgments.reduction import LEVEL_GRIDS, reduce
+from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
+from pdeval.measures import available as available_measures
+from pdeval.measures import parse as parse_measure
+from pdeval.engine.ranking import rank_run
+from pdeval.sources.sampled import prels_qrels
+from pdeval.judgments.sampling import sample_inclusion, sample_pool
+from pdeval.analysis.significance import compare, discriminative_power, swap_rates
+from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
-    from . import dask
+    from pdeval import dask
 
 __version__ = "0.1.0"
 

@@ -44,8 +44,10 @@ from typing import Any, Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from .errors import PdevalError, SchemaError
-from .frames import ALIASES, as_qrels, canonical_names, variant_keys
+from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.errors import PdevalError, SchemaError
+from pdeval.evaluation.core import evaluate_frames
+from pdeval.frames.canonical import ALIASES, as_qrels, canonical_names, variant_keys
 
 __all__ = ["evaluate_dask", "is_dask_frame", "DaskIRAccessor"]
 
@@ -114,12 +116,10 @@ def _evaluate_partition(
     qrels: _QrelsByTopic,
     *,
     measures: Any,
-    options: dict,
+    options: EngineOptions,
     result_meta: pd.DataFrame,
 ) -> pd.DataFrame:
     """``pdeval.evaluate`` on one partition (whole topics) against its topics' qrels."""
-    from .evaluation import evaluate_frames
-
     if part.index.name == "query_id" and "query_id" not in part.columns:
         part = part.reset_index()
     if len(part) == 0:
@@ -127,18 +127,16 @@ def _evaluate_partition(
     # topic overlap is not checked per partition: each holds a share of the topics, and its
     # qrels carry a witness row of every other topic (see evaluate_dask)
     qrels_part = qrels.for_topics(part["query_id"].unique())
-    result = evaluate_frames(part, qrels_part, measures, coverage=False, **options)
+    result = evaluate_frames(part, qrels_part, measures, options, coverage=False)
     return result.astype(result_meta.dtypes.to_dict())
 
 
-def _meta(ddf: Any, qrels: _QrelsByTopic, measures: Any, options: dict) -> pd.DataFrame:
+def _meta(ddf: Any, qrels: _QrelsByTopic, measures: Any, options: EngineOptions) -> pd.DataFrame:
     """The empty result frame the engine produces for this run schema and these options.
 
     Evaluates a one-row run (the schema's fake row, with a real judged topic and document)
     so that the dtypes are exactly the engine's; also validates measures and options early.
     """
-    from .evaluation import evaluate_frames
-
     if len(qrels.qrels) == 0:
         raise SchemaError("the qrels frame is empty")
     sample = ddf._meta_nonempty.head(1)
@@ -146,10 +144,11 @@ def _meta(ddf: Any, qrels: _QrelsByTopic, measures: Any, options: dict) -> pd.Da
         sample = sample.reset_index()
     first = qrels.qrels.iloc[0]
     sample = sample.assign(query_id=[str(first["query_id"])], doc_id=[str(first["doc_id"])], score=[1.0])
-    result = evaluate_frames(sample, qrels.for_topics([first["query_id"]]), measures, coverage=False, **options)
+    result = evaluate_frames(sample, qrels.for_topics([first["query_id"]]), measures, options, coverage=False)
     return result.iloc[:0]
 
 
+@takes_engine_options
 def evaluate_dask(
     run: Any,
     qrels: pd.DataFrame,
@@ -169,17 +168,17 @@ def evaluate_dask(
     qrels
         A pandas qrels frame (variant columns ``level``/``sample`` allowed): validated once
         and broadcast to every partition.
-    measures, **options
-        As for :func:`pdeval.evaluate` (``by``, ``judged_only``, ``depth``,
-        ``score_precision``, ``rel``, ``gains``, ``undefined``, ``duplicates``,
-        ``chunk_rows``, ``variants``); ``complete=True`` is not supported. The qrels are
-        validated at once (extra columns, ids, values); topic overlap between the run and the
-        qrels is not checked (that would read the whole run): partitions of topics absent from
-        the qrels give no rows, without an :class:`~pdeval.errors.OverlapWarning`.
+    measures
+        As for :func:`pdeval.evaluate`. The qrels are validated at once (extra columns, ids,
+        values); topic overlap between the run and the qrels is not checked (that would read
+        the whole run): partitions of topics absent from the qrels give no rows, without an
+        :class:`~pdeval.errors.OverlapWarning`.
     partitioned
         ``None``: no shuffle when ``run`` is indexed by ``query_id`` with known divisions,
         else shuffle on ``query_id``. ``True``: every topic is known to lie within one
-        partition (no shuffle, not checked). ``False``: always shuffle.
+        partition (no shuffle, not checked). ``False``: always shuffle. ``complete=True`` is
+        not supported on dask frames (it needs every topic at once).
+    {engine_options}
 
     Returns
     -------
@@ -193,14 +192,15 @@ def evaluate_dask(
                           "use pdeval.evaluate for pandas frames")
     if not isinstance(qrels, pd.DataFrame):
         raise SchemaError(f"evaluate_dask takes the qrels as a pandas DataFrame, got {type(qrels).__name__}")
-    if options.get("complete"):
+    options = EngineOptions.of(options, where="evaluate_dask")
+    if options.complete:
         raise PdevalError(
             "complete=True is not supported on dask frames: it needs every run and every qrels "
             "topic at once. Evaluate without it, or in memory with pdeval.evaluate."
         )
     if partitioned not in (None, True, False):
         raise PdevalError(f"partitioned must be None, True or False, not {partitioned!r}")
-    holder = _QrelsByTopic(qrels, options.get("duplicates", "error"), options.get("variants"))
+    holder = _QrelsByTopic(qrels, options.duplicates, options.variants)
     run, indexed_with_divisions = _canonical_dask(run)
     if "query_id" not in run.columns and run.index.name != "query_id":
         raise SchemaError(f"the run frame lacks a query_id column; it has {list(run.columns)}")

@@ -63,6 +63,21 @@ class OverlapError(SchemaError):
     """
 
 
+class MissingFileError(PdevalError, FileNotFoundError):
+    """A run or qrels file, directory or glob pattern names nothing that can be read.
+
+    It is both a :class:`~pdeval.errors.PdevalError` and a :class:`FileNotFoundError`;
+    ``path`` holds the path or pattern.
+    """
+
+    def __init__(self, message: str, path: "str | None" = None):
+        self.path = path
+        super().__init__(message)
+
+    def __str__(self) -> str:  # OSError.__str__ would format errno/strerror
+        return str(self.args[0]) if self.args else ""
+
+
 class PdevalWarning(UserWarning):
     """Warns when a documented policy let pdeval go on (rows dropped, topics skipped).
 

@@ -7,11 +7,11 @@ Run by hand from the repository root, never by the tests::
 
 For ``clef2018`` (CLEF eHealth 2018 Consumer Health Search, IRTask1) it
 
-1. reads every run file of ``clef2018-chs-task1/runs`` with :func:`pdeval.io.read_run`
+1. reads every run file of ``clef2018-chs-task1/runs`` with :func:`pdeval.sources.io.read_run`
    (run names from file names) and leaves out each run that holds a document twice within
    one topic (detected: :class:`pdeval.errors.DuplicateError`, not a hard-coded list);
 2. orders every remaining run the trec_eval way (float64 scores, score descending, doc id
-   descending) and keeps the top 100 documents per topic (:func:`pdeval.ranking.rank_run`
+   descending) and keeps the top 100 documents per topic (:func:`pdeval.engine.ranking.rank_run`
    with ``depth=100``);
 3. writes them into one TREC run file, gzipped as ``clef2018.runs.txt.gz`` (tag = run name, rank =
    trec_eval rank, scores written with the shortest text that reads back as the same
@@ -37,8 +37,8 @@ import pandas as pd  # noqa: E402
 
 from pdeval import datasets  # noqa: E402
 from pdeval.errors import DuplicateError  # noqa: E402
-from pdeval.io import read_qrels, read_run, write_run  # noqa: E402
-from pdeval.ranking import rank_run  # noqa: E402
+from pdeval.sources.io import read_qrels, read_run, write_run  # noqa: E402
+from pdeval.engine.ranking import rank_run  # noqa: E402
 
 DEPTH = 100
 OUT = REPO / "pdeval" / "datasets"

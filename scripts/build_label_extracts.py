@@ -82,7 +82,7 @@ def trec_dl21(shared: Path) -> None:
 
     runs = pdeval.read_run(sorted(glob.glob(str(folder / "runs" / "*.gz"))))
     runs = runs[runs["query_id"].isin(nist_topics + gpt4_topics)]
-    top = pdeval.rank_run(pdeval.frames.as_run(runs), depth=10)
+    top = pdeval.rank_run(pdeval.frames.canonical.as_run(runs), depth=10)
     # the score becomes 11 - rank: the same trec_eval order as the original scores, in fewer bytes
     top = top.assign(score=11 - top["rank"])[["run", "query_id", "doc_id", "score"]]
     out = ROOT / "data" / "trec-dl21"

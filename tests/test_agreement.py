@@ -1,4 +1,4 @@
-"""Tests for pdeval.agreement: provenance, merging, agreement statistics, leaderboards, hole filling.
+"""Tests for pdeval.analysis.agreement: provenance, merging, agreement statistics, leaderboards, hole filling.
 
 Oracles: ``sklearn.metrics.cohen_kappa_score`` (Cohen's kappa), the ``krippendorff`` package
 (Krippendorff's alpha), ``scipy.stats.kendalltau`` (tau_b of leaderboards), ``pdeval.judged``
@@ -432,7 +432,7 @@ def test_leaderboards_equal_separate_evaluations_and_rankings_match_scipy():
             x, y = means[(name, measure)], means[("human", measure)]
             row = comparison.query("label_set == @name and measure == @measure").set_index("method")["value"]
             assert row["tau_b"] == pytest.approx(kendalltau(x, y).statistic, abs=TOL)
-            assert row["tau_ap"] == pytest.approx(pdeval.correlation.tau_ap(x.to_numpy(), y.to_numpy()), abs=TOL)
+            assert row["tau_ap"] == pytest.approx(pdeval.analysis.correlation.tau_ap(x.to_numpy(), y.to_numpy()), abs=TOL)
             for k in (1, 3):
                 top = lambda s: set(sorted(s.index, key=lambda run: (-s[run], run))[:k])  # noqa: E731
                 assert row[f"top@{k}"] == len(top(x) & top(y)) / k
@@ -498,7 +498,7 @@ def test_fill_holes_batches_cache_and_merge(tmp_path):
     runs = _toy_runs(n_runs=3, depth=6)
     qrels = _toy_labels(5).iloc[::3].reset_index(drop=True)  # a sparse pool
     qrels.loc[0, "relevance"] = -1  # a pooled, unjudged pair is a hole too
-    top = pdeval.rank_run(pdeval.frames.as_run(runs), depth=5)
+    top = pdeval.rank_run(pdeval.frames.canonical.as_run(runs), depth=5)
     pairs = set(zip(top.query_id, top.doc_id))
     labelled = set(zip(qrels.query_id[qrels.relevance >= 0], qrels.doc_id[qrels.relevance >= 0]))
     expected_holes = sorted(pairs - labelled)

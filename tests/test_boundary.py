@@ -446,7 +446,7 @@ def test_partial_overlap_names_the_likely_cause():
 def test_padding_check_on_arrow_buffers_matches_python(values, more, cut):
     """The buffer-level whitespace check (sliced and multi-chunk Arrow columns too) flags
     exactly the ids that Python's strip changes or that are empty."""
-    from pdeval.frames import WHITESPACE, _padding
+    from pdeval.frames.canonical import WHITESPACE, _padding
 
     series = pd.concat([pd.Series(values, dtype="str").iloc[cut:], pd.Series(more, dtype="str")], ignore_index=True)
     expected = np.array([v == "" or v != v.strip(WHITESPACE) for v in list(values[cut:]) + list(more)], dtype=bool)

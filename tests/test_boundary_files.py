@@ -18,9 +18,9 @@ from typing import Optional
 
 import pytest
 
-from pdeval.cli import main
+from pdeval.cli.commands import main
 from pdeval.errors import DuplicateError, MeasureError, ParseError, PdevalError, PdevalWarning, SchemaError
-from pdeval.io import MissingFileError, read_qrels, read_run
+from pdeval.sources.io import MissingFileError, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 QRELS = DATA / "qrels.test"
@@ -214,7 +214,7 @@ def test_a_real_process_exits_2_without_traceback(name, tmp_path):
 
 
 def test_an_unexpected_exception_is_one_line_unless_debugging(tmp_path, capsys, monkeypatch):
-    import pdeval.cli as cli
+    import pdeval.cli.commands as cli
 
     def broken(args):
         raise RuntimeError("something\nbroke")

@@ -1,8 +1,8 @@
-"""``pdeval.bounds`` against brute force: each run evaluated on its own, with the qrels
+"""``pdeval.evaluation.bounds`` against brute force: each run evaluated on its own, with the qrels
 explicitly extended by its unjudged retrieved documents at the grade.
 
 The brute force below is written from the definition, one run at a time, with plain pandas
-(no code of pdeval.bounds): it is the oracle for every registered measure on random
+(no code of pdeval.evaluation.bounds): it is the oracle for every registered measure on random
 collections (Hypothesis) and on real runs of CLEF eHealth 2015 (pooled and unpooled runs)
 and TREC DL 2021 (skipped without the shared data beside the repository).
 """
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import pdeval
 from pdeval.errors import PdevalError
-from pdeval.evaluation import evaluate_frames
+from pdeval.engine.options import EngineOptions
+from pdeval.evaluation.core import evaluate_frames
 from pdeval.measures.registry import REGISTRY
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -58,7 +59,7 @@ def brute_force(run, qrels, measures, *, unjudged="all", grade=None, **options):
         kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
         extended = pd.concat([kept, fills], ignore_index=True)
         # one run alone may share no topic with the qrels: the engine without the overlap check
-        parts.append(evaluate_frames(rows, extended, measures, coverage=False, **options))
+        parts.append(evaluate_frames(rows, extended, measures, EngineOptions.of(options), coverage=False))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -218,7 +219,7 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     import matplotlib.pyplot as plt
 
     from pdeval import plotting
-    from pdeval.cli import main
+    from pdeval.cli.commands import main
 
     clef = pdeval.datasets.load("clef2018")
     run = clef.runs[clef.runs["run"].isin(sorted(clef.runs["run"].unique())[:4])]
@@ -245,7 +246,7 @@ def test_report_shows_residuals_beside_the_means(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from pdeval.report import report
+    from pdeval.report.study import report
 
     clef = pdeval.datasets.load("clef2018")
     runs = sorted(clef.runs["run"].unique())[:3]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pdeval.cli import main
+from pdeval.cli.commands import main
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
@@ -226,7 +226,7 @@ def test_readme_command_lines_parse():
     import re
     import shlex
 
-    from pdeval.cli import _parse_args
+    from pdeval.cli.commands import _parse_args
 
     readme = (DATA.parents[2] / "README.md").read_text()
     section = readme.split("## Command line")[1].split("\n## ")[0]

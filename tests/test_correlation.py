@@ -1,4 +1,4 @@
-"""Tests of pdeval.correlation: system means, rank correlations (MEASURES.md E8)."""
+"""Tests of pdeval.analysis.correlation: system means, rank correlations (MEASURES.md E8)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import scipy.stats as st
 from hypothesis import assume, given, settings
 from hypothesis import strategies as hs
 
-from pdeval.correlation import (
+from pdeval.analysis.correlation import (
     correlation_table,
     kendall_tau,
     pearson,

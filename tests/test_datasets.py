@@ -17,8 +17,8 @@ import pytest
 
 from pdeval import datasets
 from pdeval.errors import DuplicateError, PdevalError
-from pdeval.io import read_qrels, read_run
-from pdeval.ranking import rank_run
+from pdeval.sources.io import read_qrels, read_run
+from pdeval.engine.ranking import rank_run
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"

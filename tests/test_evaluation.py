@@ -265,9 +265,9 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     exactly what one piece gives — with topics absent from the qrels, tied scores, duplicates
     under every policy, by= keys, depth= and tie-averaging measures — and systems split
     over several blocks of rows must be ranked in one piece."""
-    import pdeval.evaluation as engine
-    import pdeval.ranking
-    import pdeval.threads
+    import pdeval.engine.ranked as engine
+    import pdeval.engine.ranking
+    import pdeval.common.threads
 
     rng = np.random.default_rng(seed)
     topics, docs = [f"t{i}" for i in range(7)], [f"doc-{i:04d}-{'x' * (i % 30)}" for i in range(300)]
@@ -285,7 +285,7 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     measures = ["AP", "P@10", "nDCG", "Bpref", "infAP", "RBP(p=0.8,ties=mean)", "AP(depth=5)", "NumRet", "judged@10"]
 
     def evaluate(threads, part_rows=len(run) // 3 + 1, **options):  # three parts by default
-        monkeypatch.setattr(pdeval.threads, "THREADS", threads)
+        monkeypatch.setattr(pdeval.common.threads, "THREADS", threads)
         monkeypatch.setattr(engine, "_PART_ROWS", part_rows)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -307,8 +307,8 @@ def test_a_run_ranked_in_parallel_parts_gives_the_values_of_one_piece(seed, monk
     many, _ = evaluate(2, part_rows=100, duplicates="first")
     pd.testing.assert_frame_equal(many, evaluate(1, part_rows=len(run), duplicates="first")[0])
     shuffled = run.sample(frac=1, random_state=seed).reset_index(drop=True)
-    assert pdeval.ranking.row_blocks(engine.encode(shuffled["query_id"])[0], 3) == [(0, len(shuffled))]
-    assert len(pdeval.ranking.row_blocks(engine.encode(run["run"])[0], 3)) == 3
+    assert pdeval.engine.ranking.row_blocks(engine.encode(shuffled["query_id"])[0], 3) == [(0, len(shuffled))]
+    assert len(pdeval.engine.ranking.row_blocks(engine.encode(run["run"])[0], 3)) == 3
     expected, _ = evaluate(1, part_rows=len(run), duplicates="max")  # ("max": the result is that of any row order)
     monkeypatch.setattr(engine, "_PART_ROWS", 100)
     pd.testing.assert_frame_equal(pdeval.evaluate(shuffled, qrels, measures, duplicates="max"), expected)

@@ -1,4 +1,4 @@
-"""Tests of pdeval.experiments: He, Macdonald & Ounis (2008) training sensitivity (E11)."""
+"""Tests of pdeval.analysis.experiments: He, Macdonald & Ounis (2008) training sensitivity (E11)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import scipy.stats as st
 
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.experiments import (
+from pdeval.analysis.experiments import (
     combine_sensitivities,
     full_judgment_wilcoxon,
     inverse_sd,

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdeval
-import pdeval.evaluation
+import pdeval.engine.index
+import pdeval.engine.ranked
 from pdeval.errors import DuplicateError
-from pdeval.ids import MAX_PACKED_BYTES, encode, fingerprint, packed_ids
+from pdeval.engine.ids import MAX_PACKED_BYTES, encode, fingerprint, packed_ids
 
 # ids as collections write them, plus multi-byte UTF-8 and lengths around the word size
 ID_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20)
@@ -146,7 +147,8 @@ def test_fingerprint_collisions_fall_back_to_exact_codes(monkeypatch):
     def colliding(words, salt=None):
         return np.zeros(len(words), dtype=np.uint64)
 
-    monkeypatch.setattr(pdeval.evaluation, "fingerprint", colliding)
+    for module in (pdeval.engine.index, pdeval.engine.ranked):
+        monkeypatch.setattr(module, "fingerprint", colliding)
     pd.testing.assert_frame_equal(pdeval.evaluate(run, qrels, MEASURES), expected)
     with pytest.raises(DuplicateError):
         pdeval.evaluate(pd.concat([run, run.head(1)]), qrels, MEASURES)
@@ -164,7 +166,8 @@ def test_a_doc_lookup_is_confirmed_on_the_ids_not_their_fingerprints(monkeypatch
     def first_word(words, salt=None):
         return words[:, 0] + (np.uint64(0) if salt is None else salt.astype(np.uint64))
 
-    monkeypatch.setattr(pdeval.evaluation, "fingerprint", first_word)
+    for module in (pdeval.engine.index, pdeval.engine.ranked):
+        monkeypatch.setattr(module, "fingerprint", first_word)
     qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["abcdefgh1", "x"], "relevance": [1, 0]})
     run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["abcdefgh2", "x"], "score": [2.0, 1.0]})
     result = pdeval.evaluate(run, qrels, ["AP", "NumRelRet", "Judged@2"])
@@ -174,7 +177,7 @@ def test_a_doc_lookup_is_confirmed_on_the_ids_not_their_fingerprints(monkeypatch
 def test_take_sorted_equals_arrows_take_without_joining_the_chunks():
     import pyarrow as pa
 
-    from pdeval.ids import take_sorted
+    from pdeval.common.arrow import take_sorted
 
     rng = np.random.default_rng(3)
     chunks = [pa.array([f"id{i}-{j}" for j in range(int(n))], type=pa.large_string())

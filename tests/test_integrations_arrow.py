@@ -9,7 +9,7 @@ import pytest
 
 import pdeval
 from pdeval.errors import SchemaError
-from pdeval.integrations.arrow import to_pandas
+from pdeval.frames.foreign import to_pandas
 
 pa = pytest.importorskip("pyarrow")
 pl = pytest.importorskip("polars")
@@ -70,7 +70,7 @@ def test_files_round_trip(tmp_path, clef, suffix):
         pdeval.write_table(frame, path)
         back = pdeval.read_table(path)
         pd.testing.assert_frame_equal(back, frame, check_dtype=False)
-        assert pdeval.frames.frame_kind(back) == kind
+        assert pdeval.frames.canonical.frame_kind(back) == kind
     read_run = pdeval.read_run(tmp_path / f"run{suffix}")
     pd.testing.assert_frame_equal(pdeval.evaluate(read_run, pdeval.read_qrels(tmp_path / f"qrels{suffix}"), MEASURES), result)
     first = runs[runs["run"] == runs["run"].iloc[0]]
@@ -86,7 +86,7 @@ def test_file_errors(tmp_path, clef):
     runs, _ = clef
     with pytest.raises(SchemaError, match="suffix"):
         pdeval.write_table(runs, tmp_path / "run.csv")
-    with pytest.raises(pdeval.io.MissingFileError):
+    with pytest.raises(pdeval.sources.io.MissingFileError):
         pdeval.read_table(tmp_path / "absent.parquet")
     pdeval.write_table(pd.DataFrame({"x": [1]}), tmp_path / "x.parquet")
     with pytest.raises(SchemaError, match="neither"):

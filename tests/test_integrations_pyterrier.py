@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import pdeval
-from pdeval.significance import adjust_pvalues
+from pdeval.analysis.significance import adjust_pvalues
 
 ir_measures = pytest.importorskip("ir_measures")
 from pdeval.integrations import ir_measures as pm  # noqa: E402

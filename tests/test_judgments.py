@@ -1,4 +1,4 @@
-"""Tests for pdeval.judgments: judgment reduction (MEASURES.md Part II, E0-E4)."""
+"""Tests for pdeval.judgments.reduction: judgment reduction (MEASURES.md Part II, E0-E4)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
-from pdeval.judgments import LEVEL_GRIDS, reduce, reduction_sizes, skipped_topics
+from pdeval.judgments.reduction import LEVEL_GRIDS, reduce, reduction_sizes, skipped_topics
 
 # ---------------------------------------------------------------------------------------------
 # helpers

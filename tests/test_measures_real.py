@@ -62,7 +62,7 @@ def _load(name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     root = DATA / folder
     if not root.is_dir():
         pytest.skip(f"real data not found: {root} (the shared data folder sits next to the repository)")
-    from pdeval.io import read_qrels, read_run
+    from pdeval.sources.io import read_qrels, read_run
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the 2018 duplicate-document warnings

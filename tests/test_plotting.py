@@ -104,7 +104,7 @@ def test_estimated_vs_actual_writes_rms_tau_rho(study, tmp_path):
     text = ax.texts[0].get_text()
     est = pdeval.system_means(estimated[estimated.measure == "infAP"]).groupby("run")["value"].mean()
     act = pdeval.system_means(actual).set_index("run")["value"].loc[est.index]
-    from pdeval.correlation import kendall_tau, pearson, rms_error
+    from pdeval.analysis.correlation import kendall_tau, pearson, rms_error
 
     assert f"RMS = {rms_error(est, act):.4f}" in text
     assert f"τ = {kendall_tau(est, act):.4f}" in text

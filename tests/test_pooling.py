@@ -1,4 +1,4 @@
-"""Tests for pdeval.pooling (MEASURES.md Part II, E5-E7, judged@k, pool bias)."""
+"""Tests for pdeval.judgments.pooling (MEASURES.md Part II, E5-E7, judged@k, pool bias)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pdeval.errors import PdevalError, PdevalWarning
-from pdeval.pooling import DEPTH_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool
+from pdeval.judgments.pooling import DEPTH_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool
 
 # ---------------------------------------------------------------------------------------------
 # E5 / E6 pools

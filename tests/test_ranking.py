@@ -9,8 +9,8 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pdeval.ranking
-from pdeval.ranking import groups_with_repeats, segments_with_repeats, sort_within, trec_order
+import pdeval.engine.ranking
+from pdeval.engine.ranking import groups_with_repeats, segments_with_repeats, sort_within, trec_order
 
 
 def full_sort(group, score, words):
@@ -114,7 +114,7 @@ def test_matrices_split_into_pieces_give_the_same_order():
     score = rng.integers(0, 3, len(group)).astype(np.float64)
     words = rng.permutation(len(group)).astype(np.uint64).reshape(-1, 1)
     expected = full_sort(group, score, words)
-    with mock.patch.object(pdeval.ranking, "_MATRIX_CELLS", 7):
+    with mock.patch.object(pdeval.engine.ranking, "_MATRIX_CELLS", 7):
         assert (trec_order(group[::-1], score[::-1], words[::-1]) == full_sort(group[::-1], score[::-1], words[::-1])).all()
         assert (trec_order(group, score, words) == expected).all()
         first = int(np.flatnonzero(group[1:] == group[:-1])[0])  # two rows of one list

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pdeval
-from pdeval.cli import measure_table_markdown
+from pdeval.cli.commands import measure_table_markdown
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 import pdeval  # noqa: E402
 from pdeval.errors import PdevalError, PdevalWarning  # noqa: E402
-from pdeval.report import TABLES, report  # noqa: E402
+from pdeval.report.study import TABLES, report  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:vert. bool was deprecated:DeprecationWarning")
 
@@ -98,7 +98,7 @@ def test_tables_hold_what_the_functions_return(data, written):
 
 
 def paired_t(samples: pd.DataFrame, level, method: str, a: str, b: str) -> float:
-    """Paired t statistic of a - b over the samples (scipy, independent of pdeval.report)."""
+    """Paired t statistic of a - b over the samples (scipy, independent of pdeval.report.study)."""
     from scipy.stats import ttest_rel
 
     at = samples[(samples.level == level) & (samples.method == method)].pivot(index="sample", columns="measure",
@@ -110,7 +110,7 @@ def paired_t(samples: pd.DataFrame, level, method: str, a: str, b: str) -> float
 
 
 def test_separation_is_a_paired_t_statistic_against_the_noise(written):
-    from pdeval.report import NOISE_Z, separation
+    from pdeval.report.study import NOISE_Z, separation
 
     samples = pd.read_csv(written[0] / "robustness_samples.csv")
     at = samples[(samples.level == 10) & (samples.method == "tau_b")]
@@ -122,7 +122,7 @@ def test_separation_is_a_paired_t_statistic_against_the_noise(written):
 
 
 def test_best_is_claimed_only_above_the_sampling_noise(written):
-    from pdeval.report import NOISE_Z
+    from pdeval.report.study import NOISE_Z
 
     out, tables = written
     samples = tables["robustness_samples"]
@@ -164,7 +164,7 @@ def synthetic_tables(values: dict, level: int = 10) -> dict:
 
 
 def test_close_measures_are_called_indistinguishable_and_one_sample_ranks_nothing():
-    from pdeval.report import findings
+    from pdeval.report.study import findings
 
     noisy = synthetic_tables({"A": [0.80, 0.60, 0.90, 0.70], "B": [0.78, 0.62, 0.85, 0.72], "C": [0.20, 0.21, 0.19, 0.20]})
     lines = findings(noisy, {})
@@ -191,8 +191,8 @@ def test_pool_results_true_by_construction_are_marked(written):
 
 
 def test_tau_ap_below_one_for_identical_rankings_is_explained():
-    from pdeval.correlation import tau_ap
-    from pdeval.report import findings
+    from pdeval.analysis.correlation import tau_ap
+    from pdeval.report.study import findings
 
     tables = synthetic_tables({"A": [0.9, 0.8], "B": [0.5, 0.4]})
     ties = tau_ap([3, 2, 2, 1], [3, 2, 2, 1])  # the same ranking with a tie: below 1
@@ -215,7 +215,7 @@ def test_html_per_run_table_has_no_empty_measure_column(written):
 
 
 def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path, capsys):
-    from pdeval.cli import main
+    from pdeval.cli.commands import main
 
     pdeval.write_run(data["run"], tmp_path / "runs", per_run=True)
     pdeval.write_qrels(data["qrels"], tmp_path / "qrels.txt")

@@ -10,7 +10,7 @@ import pytest
 
 import pdeval
 from pdeval.errors import DuplicateError, PdevalWarning, SchemaError
-from pdeval.runfiles import evaluate_run_files
+from pdeval.evaluation.runfiles import evaluate_run_files
 
 DATA = Path(__file__).parent / "data"
 MEASURES = ["AP", "P@10", "nDCG", "Bpref", "infAP", "NumRet"]
@@ -23,9 +23,9 @@ def write_runs(directory: Path, runs: pd.DataFrame) -> None:
 
 @pytest.mark.parametrize("batch_rows", [1, 3_000, 1 << 20])  # a file per batch, a few, all at once
 def test_files_in_batches_equal_all_rows_at_once(tmp_path, monkeypatch, batch_rows):
-    import pdeval.runfiles
+    import pdeval.evaluation.runfiles
 
-    monkeypatch.setattr(pdeval.runfiles, "BATCH_ROWS", batch_rows)
+    monkeypatch.setattr(pdeval.evaluation.runfiles, "BATCH_ROWS", batch_rows)
     clef = pdeval.datasets.load("clef2018")
     runs = clef.runs.loc[clef.runs["run"].isin(clef.runs["run"].unique()[:6])]
     write_runs(tmp_path / "runs", runs)

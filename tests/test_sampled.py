@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import pdeval
 from pdeval.errors import MeasureError, ParseError
-from pdeval.frames import variant_keys
+from pdeval.frames.canonical import variant_keys
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "data" / "sampled"
@@ -242,7 +242,7 @@ def test_several_runs_and_qrels_variants_in_one_call(fixture):
 
 
 def test_cli_reads_sampled_qrels(capsys):
-    from pdeval.cli import main
+    from pdeval.cli.commands import main
 
     main(["eval", str(FIXTURE / "qrels.sample_eval.txt"), str(FIXTURE / "run.txt"), "-m", "xinfAP", "-q"])
     lines = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
@@ -251,7 +251,7 @@ def test_cli_reads_sampled_qrels(capsys):
 
 
 def test_cli_all_line_of_estimated_counts_is_a_sum_as_the_script_prints_it(capsys):
-    from pdeval.cli import main
+    from pdeval.cli.commands import main
 
     main(["eval", str(FIXTURE / "qrels.sample_eval.txt"), str(FIXTURE / "run.txt"),
           "-m", "inum_rel", "-m", "inum_rel_ret", "-m", "xinfAP", "-q"])

@@ -19,7 +19,7 @@ import pytest
 
 import pdeval
 from pdeval.errors import PdevalError, PdevalWarning
-from pdeval.sampling import _inclusion_probabilities, ap_prior
+from pdeval.judgments.sampling import _inclusion_probabilities, ap_prior
 
 STRATA = (5, 10, 20)
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

@@ -1,4 +1,4 @@
-"""Tests of pdeval.significance: swap rates (E9), discriminative power (E10), paired tests."""
+"""Tests of pdeval.analysis.significance: swap rates (E9), discriminative power (E10), paired tests."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.significance import (
+from pdeval.analysis.significance import (
     adjust_pvalues,
     bootstrap_replicates,
     compare,
@@ -180,7 +180,7 @@ def test_paired_bootstrap_matches_direct_loops():
 
 
 def test_paired_bootstrap_streams_chunks_with_tied_replicates(monkeypatch):
-    import pdeval.significance as significance
+    import pdeval.analysis.significance as significance
 
     rng = np.random.default_rng(6)
     scores = np.round(rng.random((4, 9)), 1)
@@ -309,7 +309,7 @@ def test_compare_against_baseline_wilcoxon_and_sign():
 
 @pytest.mark.parametrize("k, n", [(0, 5), (3, 7), (6, 12), (10, 12), (25, 40), (20, 40)])
 def test_sign_test_matches_binomtest(k, n):
-    from pdeval.significance import _sign_test_p
+    from pdeval.analysis.significance import _sign_test_p
 
     assert _sign_test_p(np.array([k]), np.array([n]))[0] == pytest.approx(st.binomtest(k, n, 0.5).pvalue, abs=1e-12)
 

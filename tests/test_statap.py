@@ -24,8 +24,8 @@ import pytest
 
 import pdeval
 from pdeval.errors import MeasureError, ParseError, PdevalWarning
-from pdeval.frames import variant_keys
-from pdeval.sampled_io import prels_qrels
+from pdeval.frames.canonical import variant_keys
+from pdeval.sources.sampled import prels_qrels
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "data" / "sampled"
@@ -84,7 +84,7 @@ def test_read_prels_applies_the_scripts_rules():
     assert qrels["doc_id"].tolist() == ["a", "b", "c", "d"]
     assert qrels["inclusion_prob"].tolist() == [0.5, 0.5, 0.25, 1.0]  # method 0: probability 1
     with pytest.warns(PdevalWarning):
-        kept = pdeval.sampled_io.read_prels(FIXTURE / "prels.txt", valid_only=False)
+        kept = pdeval.sources.sampled.read_prels(FIXTURE / "prels.txt", valid_only=False)
     assert kept["doc_id"].tolist() == ["a", "b", "c", "d", "h"]
 
 
@@ -138,7 +138,7 @@ def fixture():
     """The fixture prels with topic 3 (no relevant document) kept, to see the rule for it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)
-        qrels = pdeval.sampled_io.read_prels(FIXTURE / "prels.txt", valid_only=False)
+        qrels = pdeval.sources.sampled.read_prels(FIXTURE / "prels.txt", valid_only=False)
     return pdeval.read_run(FIXTURE / "run.prels.txt"), qrels
 
 
@@ -299,7 +299,7 @@ def test_prels_with_generated_runs_equal_statap_mq_eval(tmp_path, name):
 )
 def test_script_options_are_reading_options(tmp_path, options, kwargs):
     """-n (NEU-only topics), -m (topics judged by both methods), -f (no UMass documents)."""
-    from pdeval.sampled_io import read_prels
+    from pdeval.sources.sampled import read_prels
 
     prels = STATAP / "prels.1-10000"  # methods 0, 1, 2 and 4
     with warnings.catch_warnings():
@@ -324,7 +324,7 @@ def read_prels_default(path: Path) -> pd.DataFrame:
 
 def test_cli_reads_prels(capsys):
     """``pdeval eval prels run -m statAP``: the all line is the mean over the script's valid topics."""
-    from pdeval.cli import main
+    from pdeval.cli.commands import main
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)

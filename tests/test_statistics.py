@@ -1,4 +1,4 @@
-"""Tests of pdeval.statistics: ANOVA and ES_E2, Tukey's HSD, topic-set size, and compare's
+"""Tests of pdeval.analysis.statistics: ANOVA and ES_E2, Tukey's HSD, topic-set size, and compare's
 several baselines / over-sensitivity notes.
 
 Oracles: statsmodels (``ols`` + ``anova_lm``; ``TTestPower``; ``FTestAnovaPower``), SciPy
@@ -19,13 +19,13 @@ from hypothesis import strategies as hs
 
 import pdeval
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.significance import adjust_pvalues, compare
-from pdeval.statistics import anova, topic_set_size, tukey_hsd
-from pdeval.statistics import tukey as tukey_module
-from pdeval.statistics.dunnett import Dunnett
-from pdeval.statistics.letters import compact_letter_display
-from pdeval.statistics.studentized_range import studentized_range_sf
-from pdeval.statistics.topic_set_size import _criterion, required_topics
+from pdeval.analysis.significance import adjust_pvalues, compare
+from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
+from pdeval.analysis.statistics import tukey as tukey_module
+from pdeval.analysis.statistics.dunnett import Dunnett
+from pdeval.analysis.statistics.letters import compact_letter_display
+from pdeval.analysis.statistics.studentized_range import studentized_range_sf
+from pdeval.analysis.statistics.topic_set_size import _criterion, required_topics
 
 TOL = 1e-9
 
@@ -143,7 +143,7 @@ def test_noncentral_es_interval_equals_root_finding_per_pair(real):
 def test_noncentral_es_interval_covers_the_true_effect_where_tukeys_does_not():
     """Two systems, six topics, true (mu_a - mu_b) / sigma = 0.8: the noncentral interval covers
     at 1 - alpha; Tukey's, which takes V_E as known, covers visibly less (why both exist)."""
-    from pdeval.statistics.anova import noncentrality_interval
+    from pdeval.analysis.statistics.anova import noncentrality_interval
 
     rng = np.random.default_rng(3)
     experiments, n, effect, sigma = 4000, 6, 0.8, 0.1
@@ -755,7 +755,7 @@ def test_significance_matrix_figure(real):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pdeval.plotting import significance_matrix
+    from pdeval.report.figures import significance_matrix
 
     pairs = tukey_hsd(real, B=300, seed=0, progress=False)
     with pytest.raises(SchemaError, match="one \\(measure, variant\\) group"):
@@ -771,7 +771,7 @@ def test_significance_matrix_figure(real):
 
 
 def test_report_tukey_table_holds_what_tukey_hsd_returns(real, tmp_path):
-    from pdeval.report import _tukey_summary
+    from pdeval.report.study import _tukey_summary
 
     table = _tukey_summary(real, 300, 2).set_index("measure")
     pairs = tukey_hsd(real, B=300, seed=2, progress=False)

@@ -9,12 +9,12 @@ import warnings
 import pytest
 
 import pdeval
-import pdeval.threads
+import pdeval.common.threads
 from pdeval.errors import ParseError
 
 
 def test_ordered_keeps_item_order_bounds_the_work_ahead_and_raises_the_first_error(monkeypatch):
-    monkeypatch.setattr(pdeval.threads, "THREADS", 3)
+    monkeypatch.setattr(pdeval.common.threads, "THREADS", 3)
     running, most = [0], [0]
     lock = threading.Lock()
 
@@ -31,16 +31,16 @@ def test_ordered_keeps_item_order_bounds_the_work_ahead_and_raises_the_first_err
 
     got = []
     with pytest.raises(ValueError, match="item 5"):  # not item 7, even if it fails first
-        for value in pdeval.threads.ordered(slow, range(20)):
+        for value in pdeval.common.threads.ordered(slow, range(20)):
             got.append(value)
     assert got == [i * i for i in range(5)]
     assert most[0] <= 3
-    assert list(pdeval.threads.ordered(lambda i: -i, iter(range(50)))) == [-i for i in range(50)]
+    assert list(pdeval.common.threads.ordered(lambda i: -i, iter(range(50)))) == [-i for i in range(50)]
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_run_files_read_ahead_give_the_frame_warnings_and_error_of_one_after_the_other(tmp_path, monkeypatch, threads):
-    monkeypatch.setattr(pdeval.threads, "THREADS", threads)
+    monkeypatch.setattr(pdeval.common.threads, "THREADS", threads)
     for i in range(6):
         lines = [f"q{t} Q0 d{d} {d} {10 - d} tag" for t in range(3) for d in range(1, 6)]
         if i == 2:

@@ -127,7 +127,7 @@ def test_fractional_levels_and_lowercase_ids():
 def test_in_file_order_keeps_row_order():
     run = pd.DataFrame({"query_id": ["q", "q", "r"], "doc_id": ["a", "b", "c"], "score": [1.0, 5.0, 1.0]})
     ordered = in_file_order(run)
-    ranked = pdeval.rank_run(pdeval.frames.as_run(ordered))
+    ranked = pdeval.rank_run(pdeval.frames.canonical.as_run(ordered))
     assert ranked["doc_id"].tolist() == ["a", "b", "c"]
 
 

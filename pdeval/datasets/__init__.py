@@ -30,10 +30,10 @@ from typing import NamedTuple, Optional
 
 import pandas as pd
 
-from ..errors import PdevalError
-from ..frames import DuplicatePolicy
-from ..io import read_qrels, read_run
-from . import remote
+from pdeval.errors import PdevalError
+from pdeval.frames.canonical import DuplicatePolicy
+from pdeval.sources.io import read_qrels, read_run
+from pdeval.datasets import remote
 
 __all__ = ["Dataset", "load", "names"]
 

@@ -38,7 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional, Union
 
-from ..errors import PdevalError
+from pdeval.errors import PdevalError
 
 __all__ = ["ManifestEntry", "cache_root", "fetch", "git_blob_sha1", "manifest", "names", "remove"]
 

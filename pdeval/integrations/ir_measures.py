@@ -28,67 +28,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Union
 
-from ..errors import MeasureError
-from ..measures import Measure, parse
-
-#: ir_measures measure name -> (pdeval name, ir_measures parameters pdeval maps)
-EQUIVALENTS = {
-    "AP": ("AP", {"cutoff", "rel", "judged_only"}),
-    "P": ("P", {"cutoff", "rel", "judged_only"}),
-    "R": ("R", {"cutoff", "rel", "judged_only"}),
-    "RR": ("RR", {"cutoff", "rel", "judged_only"}),
-    "Rprec": ("Rprec", {"rel", "judged_only"}),
-    "nDCG": ("nDCG", {"cutoff", "dcg", "gains", "judged_only"}),
-    "Bpref": ("Bpref", {"rel"}),
-    "infAP": ("infAP", {"rel"}),
-    "Judged": ("Judged", {"cutoff"}),
-    "NumRet": ("NumRet", {"rel"}),
-    "NumRel": ("NumRel", {"rel"}),
-}
-
-
-def is_ir_measure(obj: Any) -> bool:
-    """Whether ``obj`` is an ir_measures measure object (without importing ir_measures)."""
-    return type(obj).__module__.startswith("ir_measures") or hasattr(obj, "PDEVAL_MEASURE")
-
+from pdeval.measures import Measure, parse
+from pdeval.measures.foreign import EQUIVALENTS, ir_measure_text, is_ir_measure
 
 def measure_string(obj: Any) -> str:
-    """The pdeval measure string of an ir_measures measure object.
-
-    Raises :class:`~pdeval.errors.MeasureError` when pdeval has no equivalent (a measure
-    ir_measures computes that pdeval does not, or a parameter pdeval cannot map, such as
-    ``nDCG(dcg='exp-log2')``).
-    """
-    own = getattr(obj, "PDEVAL_MEASURE", None)
-    if own is not None:
-        return own
-    name = getattr(obj, "NAME", None)
-    params = dict(getattr(obj, "params", {}) or {})
-    if name not in EQUIVALENTS:
-        raise MeasureError(
-            f"pdeval has no equivalent of the ir_measures measure {obj!r}; it maps "
-            f"{sorted(EQUIVALENTS)} (and any pdeval measure string)"
-        )
-    target, mapped = EQUIVALENTS[name]
-    unknown = sorted(set(params) - mapped)
-    if unknown:
-        raise MeasureError(f"{obj!r}: pdeval cannot map the parameter(s) {unknown} of ir_measures' {name}")
-    if params.pop("dcg", "log2") != "log2":
-        raise MeasureError(
-            f"{obj!r}: pdeval's nDCG uses trec_eval's linear gains (ir_measures' dcg='log2'); "
-            "give the gains explicitly with gains={level: gain}"
-        )
-    if name == "NumRet" and params.get("rel") is not None:
-        target = "NumRelRet"
-    prime = "'" if params.pop("judged_only", False) else ""
-    cutoff = params.pop("cutoff", None)
-    shown = []
-    if params.get("rel") is not None:
-        shown.append(f"rel={int(params['rel'])}")
-    if params.get("gains") is not None:
-        shown.append("gains={" + ",".join(f"{int(k)}:{float(v)!r}" for k, v in sorted(params["gains"].items())) + "}")
-    text = target + prime + (f"({','.join(shown)})" if shown else "") + (f"@{int(cutoff)}" if cutoff is not None else "")
-    return str(parse(text))
+    """The canonical pdeval measure string of an ir_measures measure object
+    (:func:`pdeval.measures.foreign.ir_measure_text`, then parsed)."""
+    return str(parse(ir_measure_text(obj)))
 
 
 def _ir_measures_knows(name: str) -> bool:
@@ -112,7 +58,7 @@ def measure(spec: Union[str, Measure], *, name: str = None, **options: Any):
     """
     import ir_measures
 
-    from ..evaluation import evaluate
+    from pdeval.evaluation.core import evaluate
 
     parsed = parse(spec)
     canonical = str(parsed)

@@ -2,7 +2,7 @@
 
 **Frames.** PyTerrier's result frames (``qid, docid, docno, rank, score, query``, with
 ``docno`` the document name and ``docid`` Terrier's internal number) and qrels frames
-(``qid, docno, label``) are read by pdeval's alias renaming (:mod:`pdeval.frames`); the
+(``qid, docno, label``) are read by pdeval's alias renaming (:mod:`pdeval.frames.canonical`); the
 ``query`` text is ignored. Its per-query evaluation frames (``name, qid, measure, value``,
 ``pt.Experiment(perquery=True)``) are result frames once :func:`from_perquery` renames them.
 
@@ -12,7 +12,7 @@ item is the p-value); :func:`paired_test` gives pdeval's paired tests in that fo
 (``pt.Experiment(..., baseline=0, test=paired_test("permutation", seed=1))``).
 ``pt.Experiment(correction=...)`` takes only a statsmodels ``multipletests`` method name:
 pdeval's corrections (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``,
-:func:`pdeval.significance.adjust_pvalues`) have the same names and give the same values.
+:func:`pdeval.analysis.significance.adjust_pvalues`) have the same names and give the same values.
 
 **Experiments.** :func:`experiment` builds ``pt.Experiment``'s table from runs or from an
 already evaluated result frame, with pdeval's measures, tests and corrections.
@@ -25,8 +25,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from ..errors import PdevalError, SchemaError
-from ..significance import adjust_pvalues, check_test, compare, score_matrices
+from pdeval.errors import PdevalError, SchemaError
+from pdeval.analysis.significance import adjust_pvalues, check_test, compare, score_matrices
 
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
 
@@ -67,9 +67,9 @@ def paired_test(test: str = "t", **options: Any) -> Callable[[np.ndarray, np.nda
 
 
 def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: dict) -> pd.DataFrame:
-    from .. import frames
-    from ..evaluation import evaluate
-    from . import to_frame
+    from pdeval.frames import canonical as frames
+    from pdeval.evaluation.core import evaluate
+    from pdeval.frames.foreign import to_frame
 
     if isinstance(runs, (list, tuple)):
         if names is not None and len(names) != len(runs):
@@ -140,7 +140,7 @@ def experiment(
         p_adjusted, significant``.
     """
     result = _result_of(runs, qrels, measures, names, dict(options))
-    from ..frames import result_keys
+    from pdeval.frames.canonical import result_keys
 
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]
     if extra:

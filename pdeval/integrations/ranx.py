@@ -9,48 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
-
-
-def _rows(nested: Any) -> tuple[list, list, list]:
-    """query ids, doc ids and values of ranx's ``{query: {doc: value}}`` dict of dicts."""
-    queries, docs, values = [], [], []
-    for query, scored in nested.items():
-        queries.extend([query] * len(scored))
-        docs.extend(scored.keys())
-        values.extend(scored.values())
-    return queries, docs, values
-
-
-def from_ranx(obj: Any) -> pd.DataFrame:
-    """A ranx ``Run`` as a run frame (``run``, ``query_id``, ``doc_id``, ``score``; the run
-    is named by ``Run.name``, ``"run"`` when it has none) or a ranx ``Qrels`` as a qrels
-    frame (``query_id``, ``doc_id``, ``relevance``)."""
-    import ranx
-
-    if isinstance(obj, ranx.Run):
-        queries, docs, scores = _rows(obj.to_dict())
-        return pd.DataFrame(
-            {
-                "run": obj.name if obj.name is not None else "run",
-                "query_id": pd.Series(queries, dtype=str),
-                "doc_id": pd.Series(docs, dtype=str),
-                "score": np.asarray(scores, dtype=np.float64),
-            }
-        )
-    if isinstance(obj, ranx.Qrels):
-        queries, docs, levels = _rows(obj.to_dict())
-        return pd.DataFrame(
-            {
-                "query_id": pd.Series(queries, dtype=str),
-                "doc_id": pd.Series(docs, dtype=str),
-                "relevance": np.asarray(levels, dtype=np.int64),
-            }
-        )
-    raise SchemaError(f"expected a ranx Run or Qrels, got {type(obj).__name__}")
+from pdeval.errors import SchemaError
+from pdeval.frames.foreign import from_ranx
 
 
 def _nested(frame: pd.DataFrame, value: str) -> dict:
@@ -69,8 +31,8 @@ def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
     """
     import ranx
 
-    from .. import frames
-    from . import to_frame
+    from pdeval.frames import canonical as frames
+    from pdeval.frames.foreign import to_frame
 
     frame = frames.canonicalize(to_frame(frame))
     kind = frames.frame_kind(frame)

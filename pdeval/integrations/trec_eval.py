@@ -27,14 +27,14 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, ParseError, PdevalError
-from ..frames import as_result
+from pdeval.errors import MeasureError, ParseError, PdevalError
+from pdeval.frames.canonical import as_result
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _canonical(names: pd.Index) -> dict:
-    from ..measures import parse
+    from pdeval.measures import parse
 
     mapping = {}
     for name in names:
@@ -65,7 +65,7 @@ def read_trec_eval(
         measure, value`` (the shape of :func:`pdeval.summarize`).
     run
         The run name; by default the file's ``runid`` line, else the file's name
-        (:func:`pdeval.io.run_name`).
+        (:func:`pdeval.sources.io.run_name`).
     canonical
         Rename trec_eval's measure names to pdeval's canonical strings where pdeval knows
         the measure (``map`` -> ``AP``); ``False`` keeps the names as printed.
@@ -74,7 +74,7 @@ def read_trec_eval(
     measures and are left out. A malformed line raises :class:`~pdeval.errors.ParseError`
     with its line number.
     """
-    from ..io import _read_bytes, run_name
+    from pdeval.sources.io import _read_bytes, run_name
 
     file = Path(path)
     text = _read_bytes(file).decode("utf-8")
@@ -124,7 +124,7 @@ def read_trec_eval(
 
 
 def _trec_eval_names(measures: pd.Index) -> dict:
-    from ..measures import parse
+    from pdeval.measures import parse
 
     names = {}
     for measure in measures:
@@ -163,9 +163,9 @@ def write_trec_eval(
     One run gives trec_eval's three columns, several runs a leading run column (as
     ``pdeval eval`` prints). Variant keys (``level``, ``sample``) must be selected first.
     """
-    from ..cli import COUNTS, trec_eval_table
-    from ..frames import result_keys
-    from ..measures import parse_all
+    from pdeval.cli.commands import COUNTS, trec_eval_table
+    from pdeval.frames.canonical import result_keys
+    from pdeval.measures import parse_all
 
     result = as_result(result)
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]

@@ -4,12 +4,12 @@ Importing this package registers every measure; :func:`parse` reads measure stri
 :func:`available` lists what is registered.
 """
 
-from .registry import REGISTRY, Measure, MeasureSpec, available, parse, parse_all, register
-from . import classic  # noqa: F401  (registers the trec_eval measures)
+from pdeval.measures.registry import REGISTRY, Measure, MeasureSpec, available, parse, parse_all, register
+from pdeval.measures import classic  # noqa: F401  (registers the trec_eval measures)
 
 __all__ = ["REGISTRY", "Measure", "MeasureSpec", "available", "parse", "parse_all", "register"]
-from . import preference  # noqa: F401  (registers bpref10, bpref_R, bpref_N, RankEff, bpref_relative)
-from . import estimators  # noqa: F401  (registers indAP, subAP)
-from . import graded  # noqa: F401  (registers rpref_N, rpref_relative, rpref_relative2, npref, Q)
-from . import sampled  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, the statAP family)
-from . import user  # noqa: F401  (registers RBP, INST, INSQ)
+from pdeval.measures import preference  # noqa: F401  (registers bpref10, bpref_R, bpref_N, RankEff, bpref_relative)
+from pdeval.measures import estimators  # noqa: F401  (registers indAP, subAP)
+from pdeval.measures import graded  # noqa: F401  (registers rpref_N, rpref_relative, rpref_relative2, npref, Q)
+from pdeval.measures import sampled  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, the statAP family)
+from pdeval.measures import user  # noqa: F401  (registers RBP, INST, INSQ)

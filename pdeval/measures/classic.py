@@ -1,6 +1,6 @@
 """Measures with trec_eval semantics: P@k, Rprec, AP, R@k, RR, nDCG, Bpref, infAP, counts.
 
-Each kernel takes a :class:`~pdeval.segments.Segments` (ranked lists in trec_eval order,
+Each kernel takes a :class:`~pdeval.engine.segments.Segments` (ranked lists in trec_eval order,
 already cut at ``depth`` and condensed when primed) and returns one value per list, NaN
 where the measure is undefined. Formulas and worked examples: MEASURES.md M1–M4, M16, M19.
 """
@@ -11,20 +11,14 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..segments import POOLED, Segments
-from .registry import register
+from pdeval.errors import MeasureError
+from pdeval.engine.segments import POOLED, Segments
+from pdeval.measures.kernels import divide
+from pdeval.measures.registry import register
 
 AS_NONREL = "as nonrelevant"
 IGNORED = "ignored (removed)"
 COUNTS_ZERO = "contributes 0 (counted in R)"
-
-
-def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator, NaN where the denominator is 0 (the measure is undefined)."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
 def nonrel_above_relevant(seg: Segments, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,7 +213,7 @@ def ndcg(
             "discounts by 1/log2(r+1) and is cut with @k. Write nDCG(dcg=sakai,base=...,l=...) or drop them."
         )
     if dcg == "sakai":
-        from .graded import ndcg_sakai
+        from pdeval.measures.graded import ndcg_sakai
 
         return ndcg_sakai(seg, cutoff=cutoff, gains=gains, base=base, l=l)
     return ndcg_trec(seg, cutoff=cutoff, gains=gains)

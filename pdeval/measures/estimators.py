@@ -5,7 +5,7 @@ from the pool), POOLED (``-1``: in the complete pool, not sampled) and ABSENT (n
 qrels: outside the complete pool, hence nonrelevant). Inferred AP (M16) is registered in
 :mod:`pdeval.measures.classic` as ``infAP``.
 
-Each kernel takes a :class:`~pdeval.segments.Segments` and returns one value per list, NaN
+Each kernel takes a :class:`~pdeval.engine.segments.Segments` and returns one value per list, NaN
 where the measure is undefined. Formulas and worked examples: MEASURES.md M10b, M15.
 """
 
@@ -16,10 +16,11 @@ from typing import Union
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..segments import ABSENT, Segments
-from .classic import average_precision, divide
-from .registry import register
+from pdeval.errors import MeasureError
+from pdeval.engine.segments import ABSENT, Segments
+from pdeval.measures.classic import average_precision
+from pdeval.measures.kernels import divide
+from pdeval.measures.registry import register
 
 __all__ = ["induced_ap", "subcollection_ap", "expected_inverse", "series_factor"]
 

@@ -10,59 +10,28 @@ judged documents only: the kernels condense the lists themselves, so rpref and r
 the same. Q and nDCG treat unjudged documents as gain 0; their primes (``Q'``,
 ``nDCG'(dcg=sakai)``) are evaluated by the registry on the condensed list.
 
-Each kernel takes a :class:`~pdeval.segments.Segments` and returns one value per list, NaN
+Each kernel takes a :class:`~pdeval.engine.segments.Segments` and returns one value per list, NaN
 where the measure is undefined. Formulas and worked examples: MEASURES.md M11–M14, M17, M18.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional, Union
+from typing import Optional
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..ranking import ranks_within
-from ..segments import Segments, gain_of
-from .classic import divide
-from .registry import register
+from pdeval.errors import MeasureError
+from pdeval.engine.ranking import ranks_within
+from pdeval.engine.segments import Segments
+from pdeval.measures.kernels import Gains, collection_max, divide, level_gains
+from pdeval.measures.registry import register
 
 __all__ = ["rpref_n", "rpref_relative", "rpref_relative2", "npref", "q_measure", "ndcg_sakai"]
 
 IGNORED = "ignored (removed)"
 AS_ZERO_GAIN = "as nonrelevant (gain 0)"
 RPREF_UNRETRIEVED = "contributes 0 (counted in R')"
-
-Gains = Optional[Mapping[int, float]]
-
-
-# ---- shared pieces -------------------------------------------------------------------------
-def _level_gains(seg: Segments, gains: Gains) -> np.ndarray:
-    """Gain of every judged qrels level (all entries); raises on a negative gain."""
-    level_gain = gain_of(seg.qrels.levels, gains)
-    if gains and any(float(v) < 0 for v in gains.values()):
-        raise MeasureError(f"gains must be >= 0, got {dict(gains)}")
-    return level_gain
-
-
-def _collection_max(seg: Segments, gains: Gains, gain_max: Optional[Union[float, str]]) -> np.ndarray:
-    """G per segment: the largest gain over every topic of the segment's qrels variant,
-    or the ``gain_max`` override (which must be > 0 and not below any gain in the qrels)."""
-    observed = seg.qrels.gain_max(gains)[seg.topic]
-    if gain_max is None:
-        return observed
-    try:
-        value = float(gain_max)
-    except (TypeError, ValueError):
-        raise MeasureError(f"gain_max must be a number, got {gain_max!r}") from None
-    if not value > 0 or not math.isfinite(value):
-        raise MeasureError(f"gain_max must be a positive number, got {gain_max!r}")
-    if len(observed) and value < float(observed.max()):
-        raise MeasureError(
-            f"gain_max={value:g} is below the largest gain in the qrels ({float(observed.max()):g}); "
-            "relevance values phi = gain/gain_max must lie in [0, 1]"
-        )
-    return np.full(seg.n_segments, value)
 
 
 def misplacement_penalty(view: Segments, value: np.ndarray) -> np.ndarray:
@@ -119,8 +88,8 @@ def _rpref(
 
 
 def _rpref_measure(seg: Segments, gains: Gains, gain_max, norm: str) -> np.ndarray:
-    level_gain = _level_gains(seg, gains)
-    scale = _collection_max(seg, gains, gain_max)
+    level_gain = level_gains(seg, gains)
+    scale = collection_max(seg, gains, gain_max)
     view = seg.condensed()
     return _rpref(view, view.gain(gains), level_gain, scale, norm)
 
@@ -252,8 +221,8 @@ def npref(
         raise MeasureError(f"npref: n must be an integer >= 2, got {n!r}") from None
     if parts != n or parts < 2:
         raise MeasureError(f"npref: n must be an integer >= 2, got {n!r}")
-    level_gain = _level_gains(seg, gains)
-    top = _collection_max(seg, gains, gain_max)
+    level_gain = level_gains(seg, gains)
+    top = collection_max(seg, gains, gain_max)
     view = seg.condensed()
     row_gain = view.gain(gains)
     qrels = seg.qrels
@@ -308,7 +277,7 @@ def q_measure(seg: Segments, *, beta: float = 1.0, gains: Gains = None) -> np.nd
         raise MeasureError(f"Q: beta must be a number >= 0, got {beta!r}") from None
     if not beta >= 0 or not math.isfinite(beta):
         raise MeasureError(f"Q: beta must be a number >= 0, got {beta!r}")
-    _level_gains(seg, gains)
+    level_gains(seg, gains)
     gain = seg.gain(gains)
     relevant = gain > 0
     cg = seg.cumsum(gain)
@@ -363,7 +332,7 @@ def ndcg_sakai(
         raise MeasureError(f"nDCG(dcg=sakai): l must be a positive integer, got {l!r}")
     if cutoff is not None:
         depth = min(depth, int(cutoff))
-    _level_gains(seg, gains)
+    level_gains(seg, gains)
     gain = seg.gain(gains)
     top = seg.rank <= depth
     dcg = seg.sum(np.where(top, gain * _sakai_discount(seg.rank, base), 0.0))

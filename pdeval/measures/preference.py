@@ -6,7 +6,7 @@ on the condensed list (MEASURES.md 0.4). For a retrieved relevant document at po
 ``na(i)`` is the number of judged nonrelevant documents ranked above it; ``R`` and ``N`` are
 the numbers of judged relevant and nonrelevant documents of the topic (retrieved or not).
 
-Each kernel takes a :class:`~pdeval.segments.Segments` (ranked lists in trec_eval order, cut
+Each kernel takes a :class:`~pdeval.engine.segments.Segments` (ranked lists in trec_eval order, cut
 at ``depth`` and condensed when primed) and returns one value per list, NaN where the measure
 is undefined. Formulas and worked examples: MEASURES.md M5–M9. ``Bpref`` itself (M4, with
 ``variant=legacy``) lives in :mod:`pdeval.measures.classic`.
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..segments import Segments
-from .classic import divide, nonrel_above_relevant, preference_sum
-from .registry import register
+from pdeval.engine.segments import Segments
+from pdeval.measures.classic import nonrel_above_relevant, preference_sum
+from pdeval.measures.kernels import divide
+from pdeval.measures.registry import register
 
 __all__ = ["bpref10", "bpref_r", "bpref_n", "rank_eff", "bpref_relative"]
 

@@ -24,8 +24,9 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError
-from ..segments import QrelsTable, Segments
+from pdeval.errors import MeasureError
+from pdeval.measures.foreign import ir_measure_text, is_ir_measure
+from pdeval.engine.segments import QrelsTable, Segments
 
 Kernel = Callable[..., np.ndarray]
 
@@ -374,10 +375,8 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
             measure = Measure(measure.spec, measure.params, measure.cutoff, True)
         return measure
     if not isinstance(measure, str):
-        from ..integrations.ir_measures import is_ir_measure, measure_string
-
         if is_ir_measure(measure):  # ir_measures.AP@10, nDCG(judged_only=True)@10 ...
-            return parse(measure_string(measure), judged_only=judged_only, **overrides)
+            return parse(ir_measure_text(measure), judged_only=judged_only, **overrides)
         raise MeasureError(f"a measure is a string such as 'AP' or 'nDCG@10', not {measure!r}")
     text = measure
     for pattern, replacement in _TREC_EVAL_ALIASES:

@@ -27,15 +27,13 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 import numpy as np
-import pandas as pd
 
-from ..errors import MeasureError, SchemaError
-from ..segments import ABSENT, QrelsTable, Segments, gain_of
-from .classic import divide
-from .registry import register
+from pdeval.errors import MeasureError
+from pdeval.engine.segments import ABSENT, QrelsTable, Segments, gain_of
+from pdeval.measures.kernels import divide
+from pdeval.measures.registry import register
 
 __all__ = [
-    "sampling_columns",
     "xinf_ap",
     "inf_ndcg",
     "inferred_precision",
@@ -59,52 +57,6 @@ NO_PRIME = "the estimator needs the unsampled (-1) documents and the ranks of th
 
 STRATIFIED_UNJUDGED = "as nonrelevant (outside the pool; not counted in any stratum)"
 STRATIFIED_POOLED = "in its stratum; relevance estimated from the stratum's judged sample"
-
-
-# ---- the sampling design ------------------------------------------------------------------
-def sampling_columns(
-    qrels: pd.DataFrame,
-    variant: np.ndarray,
-    pair: np.ndarray,
-    width: int,
-    n_variants: int,
-    entry: np.ndarray,
-    level: np.ndarray,
-) -> tuple[dict, dict]:
-    """The sampling columns of a qrels frame for the engine (:class:`~pdeval.evaluation.JudgmentIndex`).
-
-    Returns ``(info, design)``: ``info`` maps ``stratum`` / ``inclusion_prob`` to
-    (variants x ``width``) matrices indexed like the judgment matrix (``-1`` / NaN where a
-    variant does not hold the pair); ``design`` holds every qrels row's ``entry`` and
-    ``level`` and, when present, its stratum code and inclusion probability. Stratum labels
-    are coded in string order (the order ``sample_eval.pl`` visits them).
-    """
-    info: dict = {}
-    design: dict = {"entry": entry, "level": level}
-    if "stratum" in qrels.columns:
-        labels = qrels["stratum"]
-        if labels.isna().any():
-            raise SchemaError(f"the qrels have {int(labels.isna().sum())} missing stratum value(s)")
-        _, codes = np.unique(labels.astype(str).to_numpy(dtype=object).astype(str), return_inverse=True)
-        codes = codes.astype(np.int32).reshape(-1)
-        matrix = np.full((n_variants, width), -1, dtype=np.int32)
-        matrix[variant, pair] = codes
-        info["stratum"] = matrix
-        design["stratum"] = codes
-    if "inclusion_prob" in qrels.columns:
-        prob = pd.to_numeric(qrels["inclusion_prob"], errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~((prob > 0) & (prob <= 1))
-        if bad.any():
-            first = qrels.loc[bad, ["query_id", "doc_id", "inclusion_prob"]].head(3).to_dict("records")
-            raise SchemaError(
-                f"the qrels have {int(bad.sum())} inclusion probabilities outside (0, 1] or missing, first: "
-                f"{first}; drop those rows (statAP_MQ_eval ignores them; read_qrels(format='prels') does)"
-            )
-        matrix = np.full((n_variants, width), np.nan)
-        matrix[variant, pair] = prob
-        info["inclusion_prob"] = matrix
-        design["inclusion_prob"] = prob
-    return info, design
 
 
 def _row_strata(seg: Segments) -> np.ndarray:
@@ -644,7 +596,7 @@ def stat_ap(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
     Undefined (NaN) when R̂ = 0: the script leaves such a topic out of its means ("valid
     topics"); reading prels drops those topics and the topics judged by UMass's method only
-    (:func:`pdeval.sampled_io.prels_qrels`), so the means over the result are the script's.
+    (:func:`pdeval.sources.sampled.prels_qrels`), so the means over the result are the script's.
     The script orders tied scores in Perl's hash order; pdeval breaks ties by doc id
     descending (trec_eval's rule).
     """

@@ -40,11 +40,11 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, SchemaError
-from ..frames import canonicalize
-from ..segments import Segments
-from .graded import _collection_max, _level_gains
-from .registry import register
+from pdeval.errors import MeasureError, SchemaError
+from pdeval.frames.canonical import canonicalize
+from pdeval.engine.segments import Segments
+from pdeval.measures.kernels import collection_max, level_gains
+from pdeval.measures.registry import register
 
 __all__ = ["rbp", "inst", "insq", "fractional_levels", "in_file_order", "lowercase_ids"]
 
@@ -57,8 +57,8 @@ def unit_gains(seg: Segments, rel: Optional[int], gains: Gains, gain_max) -> np.
     """Gain in [0, 1] of every row: binary (level >= ``rel``) or gain / G (module docstring)."""
     if rel is not None:
         return (seg.rel >= int(rel)).astype(np.float64)
-    _level_gains(seg, gains)  # rejects negative gains
-    top = seg.per_row(_collection_max(seg, gains, gain_max))
+    level_gains(seg, gains)  # rejects negative gains
+    top = seg.per_row(collection_max(seg, gains, gain_max))
     gain = seg.gain(gains)
     return np.where(top > 0, gain / np.where(top > 0, top, 1.0), 0.0)
 

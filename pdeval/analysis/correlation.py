@@ -1,0 +1,596 @@
+"""Rank correlations between system rankings: Kendall tau, tau_AP, Spearman, Pearson, RMS (MEASURES.md E8).
+
+A *system ranking* is the vector of per-run means of one measure on one qrels variant.
+The functions here compute those means from a tidy result frame and compare them:
+
+* :func:`system_means` -- per-run means, tidy;
+* :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, Spearman,
+  Pearson and RMS error between the means of every (measure, variant) group of a result
+  frame and a reference ranking (full judgments, or another measure);
+* :func:`correlation_table` -- the measure-by-measure table of Sakai (2007), Table 2;
+* array-level statistics :func:`kendall_tau`, :func:`tau_ap`, :func:`spearman`,
+  :func:`pearson`, :func:`rms_error` and :func:`tau_significance`.
+
+Vocabulary used by every function of this module and of :mod:`pdeval.analysis.significance`:
+
+``system``
+    the column naming a system (default ``"run"``). To rank (run, parameter) combinations,
+    build one column first, e.g. ``df.assign(run=df.run + "@b=" + df.b.astype(str))``.
+``by``
+    the variant key columns that define separate rankings (default: every key column other
+    than ``system`` and ``query_id``, e.g. ``level``, ``sample``, a swept ``b``). Key
+    columns left out of ``by`` are averaged over together with the topics.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Iterable, Iterator, Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.frames.canonical import as_result, result_keys
+
+__all__ = [
+    "METHODS",
+    "system_means",
+    "rank_correlation",
+    "correlation_table",
+    "kendall_tau",
+    "tau_ap",
+    "spearman",
+    "pearson",
+    "rms_error",
+    "correlation",
+    "tau_significance",
+]
+
+#: the comparison statistics :func:`rank_correlation` knows
+METHODS = ("tau_a", "tau_b", "tau_ap", "spearman", "pearson", "rms")
+
+Method = Literal["tau_a", "tau_b", "tau_ap", "spearman", "pearson", "rms"]
+MissingPolicy = Literal["warn", "raise"]
+
+
+# ---------------------------------------------------------------------------------------
+# array-level statistics
+# ---------------------------------------------------------------------------------------
+
+
+def _pair_vectors(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape:
+        raise PdevalError(f"the two vectors differ in length ({x.size} and {y.size})")
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise PdevalError("the vectors to compare contain NaN; drop or fill those systems first")
+    return x, y
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float], variant: Literal["a", "b"] = "b") -> float:
+    """Kendall's tau between two score vectors over the same systems (MEASURES.md E8).
+
+    With C concordant and D discordant pairs, ``n0 = n(n-1)/2``, ``n1`` (``n2``) the number
+    of pairs tied in ``x`` (``y``)::
+
+        tau_a = (C - D) / n0
+        tau_b = (C - D) / sqrt((n0 - n1) (n0 - n2))
+
+    A pair tied in ``x`` or in ``y`` is neither concordant nor discordant. tau-b equals
+    ``scipy.stats.kendalltau`` (variant "b"); tau-a is the swap-count form of Buckley &
+    Voorhees (2004), used by Yilmaz & Aslam (2008), Sakai (2007) and Ahlgren & Groenqvist
+    (2008) on tie-free rankings, where tau_a = tau_b (Kendall, 1938).
+
+    Computed from the n x n sign matrices (no loop over pairs). Returns NaN for fewer than 2
+    systems, and tau-b is NaN when either vector is constant.
+    """
+    x, y = _pair_vectors(x, y)
+    n = x.size
+    if variant not in ("a", "b"):
+        raise PdevalError(f"Kendall tau variant must be 'a' or 'b', not {variant!r}")
+    if n < 2:
+        return float("nan")
+    sx = np.sign(x[:, None] - x[None, :])
+    sy = np.sign(y[:, None] - y[None, :])
+    # every unordered pair appears twice in the full matrices
+    s = float((sx * sy).sum()) / 2.0
+    n0 = n * (n - 1) / 2.0
+    if variant == "a":
+        return s / n0
+    n1 = float((sx == 0).sum() - n) / 2.0
+    n2 = float((sy == 0).sum() - n) / 2.0
+    denominator = math.sqrt((n0 - n1) * (n0 - n2))
+    return s / denominator if denominator > 0 else float("nan")
+
+
+def _harmonic(m: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """H(m) = 1 + 1/2 + ... + 1/m, with H(m) = 0 for m <= 0."""
+    return table[np.clip(m, 0, None)]
+
+
+def tau_ap(estimate: Sequence[float], reference: Sequence[float]) -> float:
+    """AP correlation tau_AP of an estimated ranking against a reference ("true") ranking.
+
+    Yilmaz, Aslam & Robertson (2008), "A new rank correlation coefficient for information
+    retrieval". Systems are ordered by ``estimate``, best (highest) first; for the system at
+    position i, C(i) counts the systems above it that the reference also ranks above it::
+
+        tau_AP = 2/(n-1) * sum_{i=2..n} C(i)/(i-1)  -  1
+
+    The statistic is asymmetric: ``reference`` is the true ranking. Errors near the top of
+    the estimated ranking cost more than errors near the bottom.
+
+    **Ties** (not covered by the paper) are handled by taking the expected value of tau_AP
+    over uniformly random tie-breaking of both rankings:
+
+    * a pair tied in the reference counts as half correct (C gets 1/2);
+    * a system in a tie group of the estimate with first position p and size t sits at each
+      of the positions p..p+t-1 with probability 1/t, with its tied partners above it at
+      random. This gives::
+
+          E = sum_i A_i * (1/t_i) * sum_{k=1..t_i} 1/(p_i+k-2)
+              + sum_groups (1/2) * sum_{k=1..t-1} k/(p+k-1)
+
+      where A_i is the (reference-)correct count among the systems in tie groups above i.
+
+    Without ties in the reference this is Urbano & Marrero's (2017) tau_AP_a; without any
+    ties it is the original tau_AP. The value lies in [-1, 1]; NaN for fewer than 2 systems.
+    """
+    est, ref = _pair_vectors(estimate, reference)
+    n = est.size
+    if n < 2:
+        return float("nan")
+    # c[j, i]: system j ranked above i by the reference (1), tied (1/2), below (0)
+    c = (ref[:, None] > ref[None, :]).astype(np.float64) + 0.5 * (ref[:, None] == ref[None, :])
+    above = est[:, None] > est[None, :]  # above[j, i]: j strictly above i in the estimate
+    a = (c * above).sum(axis=0)
+    # first position p (1-based) and size t of each system's tie group in the estimate
+    p = 1 + above.sum(axis=0)
+    t = (est[:, None] == est[None, :]).sum(axis=0)
+    h = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, n + 1))))
+    # (1/t) sum_{k=1..t} 1/(p+k-2), the k with p+k-2 = 0 (the top position) left out
+    s_above = (_harmonic(p + t - 2, h) - _harmonic(p - 2, h)) / t
+    total = float((a * s_above).sum())
+    # within-group term, once per group: (1/2) sum_{k=1..t-1} k/(p+k-1)
+    #   = (1/2) [(t-1) - (p-1) (H(p+t-2) - H(p-1))]
+    first = np.unique(p, return_index=True)[1]
+    pg, tg = p[first], t[first]
+    within = 0.5 * ((tg - 1) - (pg - 1) * (_harmonic(pg + tg - 2, h) - _harmonic(pg - 1, h)))
+    total += float(within.sum())
+    return 2.0 / (n - 1) * total - 1.0
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, tied values sharing the mean of their ranks."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    boundary = np.concatenate(([True], xs[1:] != xs[:-1]))
+    group = np.cumsum(boundary) - 1
+    starts = np.flatnonzero(boundary)
+    ends = np.concatenate((starts[1:], [x.size]))
+    mean_rank = (starts + ends + 1) / 2.0  # mean of the 1-based ranks start+1 .. end
+    ranks = np.empty(x.size)
+    ranks[order] = mean_rank[group]
+    return ranks
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson's linear correlation (Yilmaz & Aslam's 2008 "linear correlation coefficient").
+
+    ``r = sum (x-mx)(y-my) / sqrt(sum (x-mx)^2 sum (y-my)^2)``; NaN if either is constant.
+    """
+    x, y = _pair_vectors(x, y)
+    if x.size < 2:
+        return float("nan")
+    dx, dy = x - x.mean(), y - y.mean()
+    denominator = math.sqrt(float(dx @ dx) * float(dy @ dy))
+    if denominator == 0:
+        return float("nan")
+    return float(np.clip(float(dx @ dy) / denominator, -1.0, 1.0))
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson on average ranks (He, Macdonald & Ounis 2008 use it)."""
+    x, y = _pair_vectors(x, y)
+    return pearson(_average_ranks(x), _average_ranks(y))
+
+
+def rms_error(estimate: Sequence[float], reference: Sequence[float]) -> float:
+    """Root mean squared error ``sqrt(1/n sum_s (est_s - ref_s)^2)`` (Yilmaz & Aslam 2008)."""
+    est, ref = _pair_vectors(estimate, reference)
+    if est.size == 0:
+        return float("nan")
+    return float(np.sqrt(np.mean((est - ref) ** 2)))
+
+
+def correlation(estimate: Sequence[float], reference: Sequence[float], method: Method = "tau_b") -> float:
+    """One statistic of :data:`METHODS` between an estimated and a reference score vector.
+
+    The argument order matters only for ``tau_ap`` (``reference`` is the true ranking).
+    """
+    if method == "tau_a":
+        return kendall_tau(estimate, reference, "a")
+    if method == "tau_b":
+        return kendall_tau(estimate, reference, "b")
+    if method == "tau_ap":
+        return tau_ap(estimate, reference)
+    if method == "spearman":
+        return spearman(estimate, reference)
+    if method == "pearson":
+        return pearson(estimate, reference)
+    if method == "rms":
+        return rms_error(estimate, reference)
+    raise PdevalError(f"unknown comparison method {method!r}; choose from {list(METHODS)}")
+
+
+def tau_significance(tau: Union[float, np.ndarray], n: Union[int, np.ndarray], alpha: float = 0.05):
+    """Two-sided normal test of Kendall's tau against 0 (as used by Sakai 2007).
+
+    Under independence ``Var(tau) = 2(2n+5) / (9n(n-1))`` (Kendall 1938), so
+    ``z = tau / sqrt(Var)``, ``p = 2 (1 - Phi(|z|))`` and the critical value is
+    ``|tau| = z_{1-alpha/2} sqrt(Var)`` (for n = 30, alpha = 0.01: 0.3319).
+
+    Returns ``(p_value, critical)`` (arrays if the inputs are arrays).
+    """
+    from scipy.stats import norm
+
+    if not 0 < alpha < 1:
+        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(2.0 * (2.0 * n + 5.0) / (9.0 * n * (n - 1.0)))
+        sd = np.where(n >= 2, sd, np.nan)
+        z = np.asarray(tau, dtype=np.float64) / sd
+    p_value = 2.0 * norm.sf(np.abs(z))
+    critical = norm.isf(alpha / 2.0) * sd
+    if np.ndim(p_value) == 0:
+        return float(p_value), float(critical)
+    return p_value, critical
+
+
+# ---------------------------------------------------------------------------------------
+# frames
+# ---------------------------------------------------------------------------------------
+
+
+def _listify(columns: Union[None, str, Iterable[str]]) -> Optional[list[str]]:
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return [columns]
+    return list(columns)
+
+
+def split_keys(
+    result: pd.DataFrame, *, system: str = "run", by: Union[None, str, Iterable[str]] = None
+) -> tuple[list[str], list[str]]:
+    """The ``by`` (ranking-defining) and averaged-over key columns of a result frame.
+
+    ``by`` defaults to every key column other than ``system`` and ``query_id``. Returns
+    ``(by, averaged)``; ``averaged`` always holds ``query_id`` when present.
+    """
+    keys = result_keys(result)
+    if system not in keys:
+        raise SchemaError(
+            f"the result frame has no system column {system!r}; its key columns are {keys}. "
+            f"Pass system= to name the column that identifies a system."
+        )
+    by_list = _listify(by)
+    if by_list is None:
+        by_list = [k for k in keys if k not in (system, "query_id")]
+    else:
+        unknown = [k for k in by_list if k not in keys]
+        if unknown:
+            raise SchemaError(f"by= names column(s) {unknown} that are not key columns of the result {keys}")
+        if system in by_list or "query_id" in by_list:
+            raise SchemaError(f"by= must not contain the system column {system!r} or 'query_id'")
+    averaged = [k for k in keys if k not in by_list and k != system]
+    return by_list, averaged
+
+
+def system_means(
+    result: pd.DataFrame,
+    *,
+    by: Union[None, str, Iterable[str]] = None,
+    system: str = "run",
+) -> pd.DataFrame:
+    """Per-system means of every measure, per variant (MAP = mean AP over topics, etc.).
+
+    ``mean_{t} value(system, t)`` for each (``system``, ``measure``, ``by``...) group, where
+    ``by`` defaults to every key column other than ``system`` and ``query_id`` (``level``,
+    ``sample``, a swept parameter...). Key columns outside ``by`` are averaged over with the
+    topics. NaN values (undefined topics under ``undefined="nan"``) are skipped, counted in
+    ``n_skipped`` and warned about (MEASURES.md 0.5).
+
+    Returns a tidy frame with columns ``system``, ``measure``, ``by``..., ``value``,
+    ``n_topics`` (values averaged) and ``n_skipped``.
+    """
+    result = as_result(result)
+    by_list, _ = split_keys(result, system=system, by=by)
+    groups = [system, "measure", *by_list]
+    values = pd.to_numeric(result["value"], errors="coerce").astype(np.float64)
+    frame = result[groups].assign(value=values, _nan=values.isna())
+    grouped = frame.groupby(groups, dropna=False, sort=True, observed=True)
+    out = grouped.agg(value=("value", "mean"), n_topics=("value", "count"), n_skipped=("_nan", "sum")).reset_index()
+    out["n_skipped"] = out["n_skipped"].astype(np.int64)
+    out["n_topics"] = out["n_topics"].astype(np.int64)
+    skipped = int(out["n_skipped"].sum())
+    if skipped:
+        warnings.warn(
+            f"system_means: {skipped} NaN value(s) skipped in {int((out['n_skipped'] > 0).sum())} "
+            f"(system, measure, variant) group(s); see the n_skipped column",
+            PdevalWarning,
+            stacklevel=2,
+        )
+    return out
+
+
+def _group_items(frame: pd.DataFrame, columns: list[str]) -> Iterator[tuple[tuple, pd.DataFrame]]:
+    if not columns:
+        yield (), frame
+        return
+    for key, part in frame.groupby(columns, dropna=False, sort=True, observed=True):
+        yield (key if isinstance(key, tuple) else (key,)), part
+
+
+class _Missing:
+    """Stands for a NaN key value, so that group keys with NaN hash and compare equal."""
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+_NA = _Missing()
+
+
+def _norm_key(key: tuple) -> tuple:
+    return tuple(_NA if (np.ndim(v) == 0 and pd.isna(v)) else v for v in key)
+
+
+def _prepare_reference(
+    result_means: pd.DataFrame,
+    reference: Union[str, pd.DataFrame],
+    *,
+    system: str,
+    by_list: list[str],
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Split into (estimate means with a ``reference`` measure column, reference means, join keys)."""
+    measures = list(pd.unique(result_means["measure"]))
+    if isinstance(reference, str):
+        if reference not in measures:
+            raise SchemaError(
+                f"reference measure {reference!r} is not in the result; its measures are {measures}"
+            )
+        est = result_means[result_means["measure"] != reference].assign(reference=reference)
+        if est.empty:
+            raise SchemaError(f"the result holds only the reference measure {reference!r}: nothing to compare")
+        ref = result_means[result_means["measure"] == reference]
+        return est, ref, list(by_list)
+    if not isinstance(reference, pd.DataFrame):
+        raise SchemaError(
+            f"reference must be a result frame or a measure name, not {type(reference).__name__}"
+        )
+    ref_frame = as_result(reference)
+    ref_keys = result_keys(ref_frame)
+    if system not in ref_keys:
+        raise SchemaError(f"the reference frame has no system column {system!r}; its key columns are {ref_keys}")
+    ref_by = [k for k in ref_keys if k not in (system, "query_id")]
+    extra = [k for k in ref_by if k not in by_list]
+    for k in extra:
+        if ref_frame[k].nunique(dropna=False) > 1:
+            raise SchemaError(
+                f"the reference has variant column {k!r} with several values, which the result's "
+                f"rankings (by={by_list}) do not have; filter the reference to one {k}"
+            )
+    shared = [k for k in ref_by if k in by_list]
+    ref = system_means(ref_frame.drop(columns=extra), system=system, by=shared)
+    ref_measures = list(pd.unique(ref["measure"]))
+    if len(ref_measures) == 1:
+        est = result_means.assign(reference=ref_measures[0])
+    else:
+        missing = [m for m in measures if m not in ref_measures]
+        if missing:
+            raise SchemaError(
+                f"the reference holds measures {ref_measures} but not {missing}; give a reference "
+                f"with one measure (compared with every measure) or with every measure of the result"
+            )
+        est = result_means.assign(reference=result_means["measure"])
+    return est, ref, shared
+
+
+def rank_correlation(
+    result: pd.DataFrame,
+    reference: Union[str, pd.DataFrame],
+    *,
+    methods: Union[str, Sequence[str]] = ("tau_b",),
+    by: Union[None, str, Iterable[str]] = None,
+    aggregate: bool = False,
+    alpha: Optional[float] = None,
+    system: str = "run",
+    missing: MissingPolicy = "warn",
+) -> pd.DataFrame:
+    """Compare the system ranking of every (measure, variant) group with a reference ranking.
+
+    For each group of ``result`` (``measure`` x ``by`` keys, e.g. level and sample of a
+    qrels reduction) the per-system means (:func:`system_means`) are the *estimate*; they
+    are compared with the *reference* means by each statistic of ``methods``:
+
+    ``tau_a``, ``tau_b``
+        Kendall's tau (:func:`kendall_tau`; Buckley & Voorhees 2004, Sakai 2007);
+    ``tau_ap``
+        AP correlation, reference = true ranking (:func:`tau_ap`; Yilmaz, Aslam & Robertson 2008);
+    ``spearman``, ``pearson``
+        rank and linear correlation (:func:`spearman`, :func:`pearson`; Yilmaz & Aslam 2008);
+    ``rms``
+        ``sqrt(mean_s (est_s - ref_s)^2)`` (:func:`rms_error`; Yilmaz & Aslam 2008).
+
+    ``reference`` is either
+
+    * a result frame (e.g. the evaluation on complete judgments). If it holds a single
+      measure, every measure of ``result`` is compared with it; otherwise measures are
+      matched by name. Its variant columns that ``result`` also has in ``by`` are matched
+      (so a per-level reference is compared level by level); any other column must be
+      single-valued. It is averaged per system with :func:`system_means`.
+    * a measure name: each other measure of ``result`` is compared with that measure in the
+      same variant group (e.g. ``"AP"`` to correlate bpref with AP on the same reduced qrels).
+
+    **Alignment.** Systems are aligned by name. Systems present on one side only (or with a
+    NaN mean) are left out of that comparison; with ``missing="warn"`` (default) one
+    :class:`~pdeval.errors.PdevalWarning` gives the counts and first names, with
+    ``missing="raise"`` a :class:`~pdeval.errors.SchemaError` is raised. ``n_runs`` reports
+    the number of systems each statistic was computed on.
+
+    ``alpha`` adds the normal test of tau (:func:`tau_significance`, Sakai 2007) to the
+    ``tau_a`` / ``tau_b`` rows: columns ``p_value``, ``critical`` (the critical |tau|) and
+    ``significant``; NaN (and False) for the other methods.
+
+    Returns a tidy frame, one row per (measure, by..., method), with columns ``measure``,
+    the ``by`` columns, ``reference`` (the reference measure), ``method``, ``value``,
+    ``n_runs`` (plus the significance columns).
+
+    ``aggregate=True`` averages each statistic over the ``sample`` column, as Yilmaz & Aslam
+    (2008) report the mean over 10 samples per level: columns ``mean``, ``std`` (ddof=1),
+    ``count`` (samples) and ``n_runs`` (the smallest over samples) replace ``value``;
+    with ``alpha``, ``critical`` (for that ``n_runs``) and ``n_significant`` (samples whose
+    tau is significant) are added.
+    """
+    if isinstance(methods, str):
+        methods = [methods]
+    methods = list(methods)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise PdevalError(f"unknown comparison method(s) {unknown}; choose from {list(METHODS)}")
+    if missing not in ("warn", "raise"):
+        raise PdevalError(f"missing must be 'warn' or 'raise', not {missing!r}")
+    result = as_result(result)
+    by_list, _ = split_keys(result, system=system, by=by)
+    if aggregate and "sample" not in by_list:
+        raise SchemaError(
+            "aggregate=True averages the statistics over the 'sample' column, but the result "
+            f"rankings have no 'sample' key (by={by_list})"
+        )
+    means = system_means(result, system=system, by=by_list)
+    est, ref, shared = _prepare_reference(means, reference, system=system, by_list=by_list)
+
+    ref_lookup: dict[tuple, pd.Series] = {}
+    for key, part in _group_items(ref, ["measure", *shared]):
+        series = part.set_index(system)["value"]
+        ref_lookup[_norm_key(key)] = series[series.notna()]
+
+    rows = []
+    lost_est: dict[str, int] = {}
+    lost_ref: dict[str, int] = {}
+    shared_pos = [by_list.index(k) for k in shared]
+    for key, part in _group_items(est, ["measure", *by_list]):
+        measure, variant = key[0], key[1:]
+        ref_measure = part["reference"].iloc[0]
+        ref_key = (ref_measure, *[variant[i] for i in shared_pos])
+        ref_series = ref_lookup.get(_norm_key(ref_key))
+        if ref_series is None:
+            raise SchemaError(
+                f"the reference has no values for measure {ref_measure!r}"
+                + (f" and {dict(zip(shared, ref_key[1:]))}" if shared else "")
+            )
+        est_series = part.set_index(system)["value"]
+        est_series = est_series[est_series.notna()]
+        common = est_series.index.intersection(ref_series.index, sort=False)
+        only_est = est_series.index.difference(ref_series.index)
+        only_ref = ref_series.index.difference(est_series.index)
+        if len(only_est) or len(only_ref):
+            where = f"measure {measure!r}" + (f", {dict(zip(by_list, variant))}" if by_list else "")
+            if missing == "raise":
+                raise SchemaError(
+                    f"rank_correlation ({where}): {len(only_est)} system(s) of the result lack a "
+                    f"reference value (first: {list(only_est[:3])}) and {len(only_ref)} reference "
+                    f"system(s) lack a result value (first: {list(only_ref[:3])})"
+                )
+            for name in only_est:
+                lost_est[str(name)] = lost_est.get(str(name), 0) + 1
+            for name in only_ref:
+                lost_ref[str(name)] = lost_ref.get(str(name), 0) + 1
+        x = est_series.loc[common].to_numpy(np.float64)
+        y = ref_series.loc[common].to_numpy(np.float64)
+        for method in methods:
+            rows.append((measure, *variant, ref_measure, method, correlation(x, y, method), len(common)))
+    if lost_est or lost_ref:
+        warnings.warn(
+            f"rank_correlation: {len(lost_est)} system(s) of the result had no reference value "
+            f"(first: {sorted(lost_est)[:3]}) and {len(lost_ref)} reference system(s) no result "
+            f"value (first: {sorted(lost_ref)[:3]}); each statistic uses the common systems (see n_runs)",
+            PdevalWarning,
+            stacklevel=2,
+        )
+    out = pd.DataFrame(rows, columns=["measure", *by_list, "reference", "method", "value", "n_runs"])
+    out["n_runs"] = out["n_runs"].astype(np.int64)
+    if alpha is not None:
+        p_value, critical = tau_significance(out["value"].to_numpy(), out["n_runs"].to_numpy(), alpha)
+        is_tau = out["method"].isin(["tau_a", "tau_b"]).to_numpy()
+        out["p_value"] = np.where(is_tau, p_value, np.nan)
+        out["critical"] = np.where(is_tau, critical, np.nan)
+        out["significant"] = is_tau & (out["p_value"].to_numpy() < alpha)
+    if not aggregate:
+        return out
+    group = ["measure", *[k for k in by_list if k != "sample"], "reference", "method"]
+    agg = {
+        "mean": ("value", "mean"),
+        "std": ("value", "std"),
+        "count": ("value", "count"),
+        "n_runs": ("n_runs", "min"),
+    }
+    if alpha is not None:
+        agg["n_significant"] = ("significant", "sum")
+    summary = out.groupby(group, dropna=False, sort=False, observed=True).agg(**agg).reset_index()
+    summary["count"] = summary["count"].astype(np.int64)
+    if alpha is not None:
+        is_tau = summary["method"].isin(["tau_a", "tau_b"]).to_numpy()
+        critical = tau_significance(0.0 * summary["mean"].to_numpy(), summary["n_runs"].to_numpy(), alpha)[1]
+        summary["critical"] = np.where(is_tau, critical, np.nan)
+        summary["n_significant"] = summary["n_significant"].astype(np.int64)
+        columns = [c for c in summary.columns if c != "n_significant"] + ["n_significant"]
+        summary = summary[columns]
+    return summary
+
+
+def correlation_table(
+    result: pd.DataFrame,
+    method: Method = "tau_b",
+    *,
+    system: str = "run",
+    measures: Optional[Sequence[str]] = None,
+) -> pd.DataFrame:
+    """Measure-by-measure table of system-ranking correlations (Sakai 2007, Table 2).
+
+    Cell ``[r, c]`` compares the per-system means of measure ``c`` (the estimate) with those
+    of measure ``r`` (the reference) by ``method`` (see :func:`rank_correlation`); only
+    ``tau_ap`` and ``rms`` can be asymmetric/nonzero off the diagonal in one direction. Each
+    cell uses the systems with a mean for both measures.
+
+    The result must hold a single ranking per measure (no ``level``/``sample`` variants
+    with several values); filter it first. Returns a square DataFrame, index named
+    ``reference`` and columns named ``measure``, in the order of ``measures`` (default: the
+    order of first appearance).
+    """
+    if method not in METHODS:
+        raise PdevalError(f"unknown comparison method {method!r}; choose from {list(METHODS)}")
+    result = as_result(result)
+    by_list, _ = split_keys(result, system=system)
+    means = system_means(result, system=system, by=by_list)
+    if by_list and len(means[by_list].drop_duplicates()) > 1:
+        raise SchemaError(
+            f"correlation_table needs one ranking per measure, but the result has several "
+            f"variants in {by_list}; select one (e.g. result[result.level == 100])"
+        )
+    wide = means.pivot_table(index=system, columns="measure", values="value", aggfunc="first", observed=True)
+    order = list(pd.unique(means["measure"])) if measures is None else list(measures)
+    missing = [m for m in order if m not in wide.columns]
+    if missing:
+        raise SchemaError(f"measure(s) {missing} are not in the result; it has {list(wide.columns)}")
+    table = pd.DataFrame(np.nan, index=pd.Index(order, name="reference"), columns=pd.Index(order, name="measure"))
+    for r in order:
+        for c in order:
+            both = wide[[r, c]].dropna().to_numpy(np.float64) if r != c else wide[[r]].dropna().to_numpy(np.float64)[:, [0, 0]]
+            table.loc[r, c] = correlation(both[:, 1], both[:, 0], method)
+    return table

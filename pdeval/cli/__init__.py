@@ -1,0 +1,5 @@
+"""The ``pdeval`` command."""
+
+from pdeval.cli.commands import main
+
+__all__ = ["main"]

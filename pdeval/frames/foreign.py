@@ -1,0 +1,151 @@
+"""Inbound conversions: the frames and objects of other tools as pandas frames.
+
+:func:`to_frame` is the one entry point (:func:`pdeval.frames.canonicalize` calls it for
+anything that is not a pandas DataFrame):
+
+* pyarrow Tables and RecordBatches, Polars DataFrames and LazyFrames (:func:`to_pandas`):
+  string columns stay Arrow-backed, so the engine reads their buffers without a copy;
+* ranx ``Run`` and ``Qrels`` (:func:`from_ranx`);
+* iterables of named-tuple records such as ir_datasets' ``TrecQrel``, ``TrecPrel``,
+  ``GenericScoredDoc`` or ir_measures' ``Qrel``/``ScoredDoc`` (:func:`records_to_frame`):
+  the record fields become columns; ``TrecPrel``'s inclusion probability ``iprob`` becomes
+  ``inclusion_prob`` (the column the sampling estimators read) and its ``method`` is dropped.
+
+The other tools are imported only when one of their objects is met.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from pdeval.errors import SchemaError
+
+
+def _module_of(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def to_frame(obj: Any) -> pd.DataFrame:
+    """A pandas DataFrame holding what ``obj`` holds, with the peer's column names.
+
+    Accepted: pandas DataFrames (returned as they are), pyarrow Tables and RecordBatches,
+    Polars DataFrames and LazyFrames (:func:`to_pandas`), ranx ``Run`` and ``Qrels``
+    (:func:`from_ranx`), and iterables of records such as ir_datasets' ``TrecQrel``,
+    ``TrecPrel``, ``GenericScoredDoc`` or ir_measures' ``Qrel``/``ScoredDoc``
+    (:func:`records_to_frame`). Anything else raises
+    :class:`~pdeval.errors.SchemaError`.
+    """
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    module = _module_of(obj)
+    if module in ("pyarrow", "polars"):
+        return to_pandas(obj)
+    if module == "ranx":
+        return from_ranx(obj)
+    if isinstance(obj, (str, bytes, dict, pd.Series)) or not hasattr(obj, "__iter__"):
+        raise SchemaError(
+            f"expected a frame (pandas, Polars, pyarrow), a ranx Run/Qrels or an iterable of "
+            f"ir_datasets records, got {type(obj).__name__}"
+        )
+    return records_to_frame(obj)
+
+
+def to_pandas(obj: Any) -> pd.DataFrame:
+    """A pyarrow Table / RecordBatch or a Polars DataFrame / LazyFrame as a pandas frame.
+
+    String columns stay Arrow-backed (no copy), numeric columns without nulls share the
+    Arrow buffers (``split_blocks=True``); Polars exports to Arrow without copying.
+    """
+    import pyarrow as pa
+
+    module = type(obj).__module__.split(".")[0]
+    if module == "polars":
+        import polars as pl
+
+        if isinstance(obj, pl.LazyFrame):
+            obj = obj.collect()
+        if not isinstance(obj, pl.DataFrame):
+            raise SchemaError(f"expected a Polars DataFrame or LazyFrame, got {type(obj).__name__}")
+        obj = obj.to_arrow()
+    if isinstance(obj, pa.RecordBatch):
+        obj = pa.Table.from_batches([obj])
+    if not isinstance(obj, pa.Table):
+        raise SchemaError(f"expected a pyarrow Table or RecordBatch, got {type(obj).__name__}")
+    # Polars exports string views; pandas' Arrow-backed strings take (large) strings
+    columns = [
+        column.cast(pa.large_string()) if pa.types.is_string_view(column.type) else column
+        for column in obj.columns
+    ]
+    table = pa.Table.from_arrays(columns, names=obj.column_names)
+    return table.to_pandas(split_blocks=True)
+
+
+def _rows(nested: Any) -> tuple[list, list, list]:
+    """query ids, doc ids and values of ranx's ``{query: {doc: value}}`` dict of dicts."""
+    queries, docs, values = [], [], []
+    for query, scored in nested.items():
+        queries.extend([query] * len(scored))
+        docs.extend(scored.keys())
+        values.extend(scored.values())
+    return queries, docs, values
+
+
+def from_ranx(obj: Any) -> pd.DataFrame:
+    """A ranx ``Run`` as a run frame (``run``, ``query_id``, ``doc_id``, ``score``; the run
+    is named by ``Run.name``, ``"run"`` when it has none) or a ranx ``Qrels`` as a qrels
+    frame (``query_id``, ``doc_id``, ``relevance``)."""
+    import ranx
+
+    if isinstance(obj, ranx.Run):
+        queries, docs, scores = _rows(obj.to_dict())
+        return pd.DataFrame(
+            {
+                "run": obj.name if obj.name is not None else "run",
+                "query_id": pd.Series(queries, dtype=str),
+                "doc_id": pd.Series(docs, dtype=str),
+                "score": np.asarray(scores, dtype=np.float64),
+            }
+        )
+    if isinstance(obj, ranx.Qrels):
+        queries, docs, levels = _rows(obj.to_dict())
+        return pd.DataFrame(
+            {
+                "query_id": pd.Series(queries, dtype=str),
+                "doc_id": pd.Series(docs, dtype=str),
+                "relevance": np.asarray(levels, dtype=np.int64),
+            }
+        )
+    raise SchemaError(f"expected a ranx Run or Qrels, got {type(obj).__name__}")
+
+
+#: record field -> pdeval column; None drops the field
+FIELDS = {"iprob": "inclusion_prob", "method": None}
+
+
+def records_to_frame(records: Iterable[Any]) -> pd.DataFrame:
+    """A frame with one row per record and one column per field of the (named tuple) records.
+
+    Raises :class:`~pdeval.errors.SchemaError` for an empty iterable or items that are not
+    named tuples.
+    """
+    iterator = iter(records)
+    try:
+        first = next(iterator)
+    except StopIteration:
+        raise SchemaError("the iterable of records is empty: no run or qrels rows") from None
+    fields = getattr(type(first), "_fields", None)
+    if not fields:
+        raise SchemaError(
+            f"expected records with named fields (ir_datasets' TrecQrel, TrecPrel, GenericScoredDoc, "
+            f"ir_measures' Qrel/ScoredDoc ...), got {type(first).__name__}"
+        )
+    frame = pd.DataFrame.from_records(list(itertools.chain([first], iterator)), columns=list(fields))
+    keep = [f for f in fields if FIELDS.get(f, f) is not None]
+    return frame[keep].rename(columns={f: FIELDS[f] for f in keep if f in FIELDS})
+
+
+__all__ = ["from_ranx", "records_to_frame", "to_frame", "to_pandas"]

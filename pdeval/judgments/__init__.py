@@ -1,0 +1,1 @@
+"""Judgments made incomplete or designed: reduction, pooling, sampling designs."""

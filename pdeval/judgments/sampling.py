@@ -1,0 +1,206 @@
+"""Designing a judging sample: stratified samples of a depth pool and inclusion-probability samples.
+
+With complete judgments of a pool, these functions draw the samples that campaigns judge, so
+that the sampled estimators (:mod:`pdeval.measures.sampled`) can be studied against the
+measures computed on the complete judgments:
+
+* :func:`sample_pool` — the stratified design of Yilmaz, Kanoulas & Aslam (SIGIR 2008) used by
+  TREC CDS, PM and TRECVID: the depth pool is split into depth strata (e.g. ranks 1–10, 11–30,
+  31–100 of the best rank any run gives a document), each sampled uniformly at its own rate.
+  The result is ``sample_eval.pl`` qrels: every pooled document with its ``stratum``, the
+  judgment of the sampled ones and ``-1`` for the others; ``xinfAP``, ``infNDCG`` and ``iP@k``
+  evaluate it.
+* :func:`sample_inclusion` — a sample with known inclusion probabilities for ``statAP``
+  (Aslam, Pavlu & Yilmaz, SIGIR 2006): each pooled document gets a weight from the AP prior of
+  its ranks, and is included independently with probability π = min(1, c·weight), c chosen
+  so that the expected sample size per topic is ``size`` (Poisson sampling; the 2006 paper
+  samples with replacement, whose inclusion probabilities 1 − (1 − p)^n the same estimator
+  takes). The result holds the sampled documents with their ``inclusion_prob``.
+
+Both take ``samples=`` (a ``sample`` variant column when > 1) and ``seed``; every draw is
+vectorised over topics and samples.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pdeval.judgments.draws import SeedLike, base_seed, key_bits, random_keys, ranks_by_key
+from pdeval.errors import PdevalError, PdevalWarning
+from pdeval.frames.canonical import as_qrels, as_run
+from pdeval.common.options import check_int
+from pdeval.judgments.pooling import best_ranks, row_positions, select_runs
+from pdeval.engine.ranking import ScorePrecision, rank_run
+
+__all__ = ["sample_pool", "sample_inclusion", "ap_prior"]
+
+
+def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, depth: int, runs, score_precision) -> pd.DataFrame:
+    """``query_id, doc_id, best_rank, relevance`` of the depth pool's documents that the qrels judge.
+
+    Pooled documents without a judgment cannot be sampled: they are left out with a warning.
+    """
+    qrels = as_qrels(qrels)
+    if len(qrels.columns) > 3:
+        raise PdevalError(
+            f"sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
+            f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant first"
+        )
+    best = best_ranks(run, depth, runs, score_precision)
+    position = row_positions(qrels, best["query_id"], best["doc_id"])
+    level = np.where(position >= 0, qrels["relevance"].to_numpy()[np.maximum(position, 0)], -1)
+    judged = level >= 0
+    if not judged.all():
+        warnings.warn(
+            f"{int((~judged).sum())} pooled document(s) have no judgment in the qrels and cannot be sampled; "
+            "they are left out of the sample (as documents outside the pool)",
+            PdevalWarning,
+            stacklevel=3,
+        )
+    return best.assign(relevance=level)[judged].reset_index(drop=True)
+
+
+def _with_samples(frame: pd.DataFrame, samples: int) -> pd.DataFrame:
+    return frame if samples == 1 else frame.assign(sample=np.repeat(np.arange(samples), len(frame) // samples))
+
+
+def sample_pool(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    *,
+    strata: Sequence[int] = (10, 30, 100),
+    rates: Sequence[float] = (1.0, 0.5, 0.1),
+    samples: int = 1,
+    seed: SeedLike = 0,
+    runs: Optional[Sequence[str]] = None,
+    score_precision: ScorePrecision = "float64",
+) -> pd.DataFrame:
+    """A stratified sample of the depth pool of ``run``, as ``sample_eval.pl`` qrels.
+
+    ``strata`` are the upper depth bounds of consecutive strata: ``(10, 30, 100)`` makes stratum
+    ``"1"`` of the documents whose best rank over the runs is 1–10, ``"2"`` of 11–30 and ``"3"``
+    of 31–100 (the pool's depth is the last bound). From stratum c of a topic, with n_c documents,
+    ⌈rate_c · n_c⌉ are drawn uniformly without replacement (at least one of a nonempty stratum;
+    ``rate = 1`` judges the stratum completely). ``qrels`` are the complete judgments: a sampled
+    document keeps its level, the others get ``-1``; pooled documents the qrels do not judge are
+    left out with a warning.
+
+    Returns ``query_id, doc_id, stratum, relevance`` (plus ``sample`` first when ``samples > 1``),
+    ready for ``xinfAP`` / ``infNDCG`` / ``iP@k``. Every sample draws its own random order of each
+    (topic, stratum) from ``seed``.
+    """
+    bounds = [check_int("strata", bound, 1) for bound in strata]
+    if bounds != sorted(set(bounds)):
+        raise PdevalError(f"strata must be increasing depth bounds such as (10, 30, 100), not {list(strata)}")
+    rate = np.asarray(list(rates), dtype=np.float64)
+    if len(rate) != len(bounds) or not ((rate > 0) & (rate <= 1)).all():
+        raise PdevalError(f"rates must hold one rate in (0, 1] per stratum ({len(bounds)}), not {list(rates)}")
+    samples = check_int("samples", samples, 1)
+    pool = _judged_pool(qrels, run, bounds[-1], runs, score_precision)
+    stratum = np.searchsorted(np.asarray(bounds), pool["best_rank"].to_numpy(), side="left")
+    topic_code = pd.factorize(pool["query_id"])[0]
+    group = topic_code.astype(np.int64) * len(bounds) + stratum
+    n_groups = int(group.max()) + 1 if len(group) else 1
+    size = np.bincount(group, minlength=n_groups)
+    wanted = np.ceil(rate[np.arange(n_groups) % len(bounds)] * size - 1e-12).astype(np.int64)
+    rng = np.random.default_rng(base_seed(seed))
+    bits = key_bits(n_groups * samples)
+    every = np.tile(group, samples) + np.repeat(np.arange(samples, dtype=np.int64) * n_groups, len(group))
+    order = ranks_by_key(every, random_keys(rng, len(every), bits), bits)
+    chosen = order < np.tile(wanted[group], samples)
+    out = pd.DataFrame(
+        {
+            "query_id": np.tile(pool["query_id"].to_numpy(), samples),
+            "doc_id": np.tile(pool["doc_id"].to_numpy(), samples),
+            "stratum": np.tile((stratum + 1).astype(str), samples),
+            "relevance": np.where(chosen, np.tile(pool["relevance"].to_numpy(), samples), -1),
+        }
+    )
+    out = _with_samples(out, samples)
+    return out[["sample", "query_id", "doc_id", "stratum", "relevance"]] if samples > 1 else out
+
+
+def ap_prior(rank: np.ndarray, depth: int) -> np.ndarray:
+    """The AP prior of Aslam, Pavlu & Savell (2003) for a list of length ``depth``:
+
+        w(r) = (1 / 2N) · (1 + Σ_{i=r}^{N} 1/i),   N = depth,
+
+    a distribution over the ranks 1..N (it sums to 1) that weights a rank by its share in AP."""
+    harmonic = np.concatenate((np.cumsum(1.0 / np.arange(depth, 0, -1))[::-1], [0.0]))  # Σ_{i=r}^{N} 1/i
+    return (1.0 + harmonic[np.asarray(rank) - 1]) / (2.0 * depth)
+
+
+def _inclusion_probabilities(weight: np.ndarray, topic: np.ndarray, size: float) -> np.ndarray:
+    """π = min(1, c_t · weight) per topic t with Σ_t π = min(size, documents of t): the
+    documents whose π reaches 1 are fixed and c_t recomputed for the others until none is added
+    (a loop over capping rounds, not over topics)."""
+    n_topics = int(topic.max()) + 1 if len(topic) else 0
+    count = np.bincount(topic, minlength=n_topics).astype(np.float64)
+    target = np.minimum(float(size), count)
+    capped = np.zeros(len(weight), dtype=bool)
+    while True:
+        free_weight = np.bincount(topic, weights=np.where(capped, 0.0, weight), minlength=n_topics)
+        fixed = np.bincount(topic, weights=capped, minlength=n_topics)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(free_weight > 0, (target - fixed) / free_weight, 0.0)
+        prob = np.where(capped, 1.0, np.minimum(1.0, scale[topic] * weight))
+        newly = ~capped & (prob >= 1.0)
+        if not newly.any():
+            return prob
+        capped |= newly
+
+
+def sample_inclusion(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    *,
+    size: float,
+    depth: int = 100,
+    samples: int = 1,
+    seed: SeedLike = 0,
+    runs: Optional[Sequence[str]] = None,
+    score_precision: ScorePrecision = "float64",
+) -> pd.DataFrame:
+    """A sample of the depth pool with known inclusion probabilities, as statAP prels.
+
+    Each document of the depth-``depth`` pool of ``run`` gets the weight Σ_runs w(rank) / #runs
+    (:func:`ap_prior`; a run that does not retrieve it within ``depth`` adds 0), its inclusion
+    probability π = min(1, c·weight) with c such that the expected number of sampled documents
+    per topic is ``size`` (all of them when the pool is smaller), and is sampled independently
+    with probability π. Returns ``query_id, doc_id, relevance, inclusion_prob`` of the sampled
+    documents (plus ``sample`` first when ``samples > 1``), the judgments from ``qrels``;
+    evaluate it with ``statAP``, ``statP@k``, ...: R̂ = Σ 1/π over the sampled relevant
+    documents is unbiased for R.
+    """
+    depth = check_int("depth", depth, 1)
+    samples = check_int("samples", samples, 1)
+    if not (isinstance(size, (int, float)) and size > 0):
+        raise PdevalError(f"size must be a positive number of documents per topic, not {size!r}")
+    pool = _judged_pool(qrels, run, depth, runs, score_precision)
+    chosen_runs = select_runs(as_run(run), runs)
+    ranked = rank_run(chosen_runs[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
+    n_runs = ranked["run"].nunique()
+    prior = pd.Series(ap_prior(ranked["rank"].to_numpy(), depth) / max(n_runs, 1))
+    weights = prior.groupby([ranked["query_id"].to_numpy(), ranked["doc_id"].to_numpy()]).sum()
+    key = pd.MultiIndex.from_arrays([pool["query_id"].to_numpy(), pool["doc_id"].to_numpy()])
+    weight = weights.reindex(key).to_numpy(dtype=np.float64)
+    topic = pd.factorize(pool["query_id"])[0]
+    prob = _inclusion_probabilities(weight, topic, size)
+    rng = np.random.default_rng(base_seed(seed))
+    draw = rng.random((samples, len(pool))) < prob[None, :]
+    sample, row = np.nonzero(draw)
+    out = pd.DataFrame(
+        {
+            "query_id": pool["query_id"].to_numpy()[row],
+            "doc_id": pool["doc_id"].to_numpy()[row],
+            "relevance": pool["relevance"].to_numpy()[row],
+            "inclusion_prob": prob[row],
+        }
+    )
+    if samples > 1:
+        out.insert(0, "sample", sample)
+    return out

@@ -1,0 +1,51 @@
+"""Pieces the measure kernels share: division that marks undefined values, and gains."""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Optional, Union
+
+import numpy as np
+
+from pdeval.engine.segments import Segments, gain_of
+from pdeval.errors import MeasureError
+
+Gains = Optional[Mapping[int, float]]
+
+
+def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, NaN where the denominator is 0 (the measure is undefined)."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def level_gains(seg: Segments, gains: Gains) -> np.ndarray:
+    """Gain of every judged qrels level (all entries); raises on a negative gain."""
+    level_gain = gain_of(seg.qrels.levels, gains)
+    if gains and any(float(v) < 0 for v in gains.values()):
+        raise MeasureError(f"gains must be >= 0, got {dict(gains)}")
+    return level_gain
+
+
+def collection_max(seg: Segments, gains: Gains, gain_max: Optional[Union[float, str]]) -> np.ndarray:
+    """G per segment: the largest gain over every topic of the segment's qrels variant,
+    or the ``gain_max`` override (which must be > 0 and not below any gain in the qrels)."""
+    observed = seg.qrels.gain_max(gains)[seg.topic]
+    if gain_max is None:
+        return observed
+    try:
+        value = float(gain_max)
+    except (TypeError, ValueError):
+        raise MeasureError(f"gain_max must be a number, got {gain_max!r}") from None
+    if not value > 0 or not math.isfinite(value):
+        raise MeasureError(f"gain_max must be a positive number, got {gain_max!r}")
+    if len(observed) and value < float(observed.max()):
+        raise MeasureError(
+            f"gain_max={value:g} is below the largest gain in the qrels ({float(observed.max()):g}); "
+            "relevance values phi = gain/gain_max must lie in [0, 1]"
+        )
+    return np.full(seg.n_segments, value)
+
+
+__all__ = ["Gains", "collection_max", "divide", "level_gains"]

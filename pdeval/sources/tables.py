@@ -1,0 +1,121 @@
+"""Parquet and Arrow IPC files, and in-memory objects, as sources of frames.
+
+:func:`read_table` / :func:`write_table` read and write runs, qrels and results as Parquet
+(``.parquet``, ``.pq``) or Arrow IPC (``.arrow``, ``.feather``, ``.ipc``) files, the format
+chosen by the file's suffix. :func:`is_source` / :func:`read_source` let the TREC readers
+(:func:`pdeval.read_run`, :func:`pdeval.read_qrels`) take such files and in-memory objects
+(frames, ranx objects, records) as well as text files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+import pandas as pd
+
+from pdeval.errors import MissingFileError, SchemaError
+from pdeval.frames import canonical as frames
+from pdeval.frames.foreign import to_frame, to_pandas
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: file suffixes read and written as Parquet, and as Arrow IPC (Feather v2)
+PARQUET_SUFFIXES = (".parquet", ".pq")
+IPC_SUFFIXES = (".arrow", ".feather", ".ipc")
+
+
+def _format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    if suffix in IPC_SUFFIXES:
+        return "ipc"
+    raise SchemaError(
+        f"{str(path)!r}: cannot tell the table format from the suffix {suffix!r}; use one of "
+        f"{list(PARQUET_SUFFIXES + IPC_SUFFIXES)}"
+    )
+
+
+def is_table_file(path: Any) -> bool:
+    """Whether ``path`` names a Parquet or Arrow IPC file (by its suffix)."""
+    return isinstance(path, (str, os.PathLike)) and Path(path).suffix.lower() in PARQUET_SUFFIXES + IPC_SUFFIXES
+
+
+def load_table(path: PathLike) -> pd.DataFrame:
+    """The frame in a Parquet or Arrow IPC file (memory-mapped), as it is stored."""
+    file = Path(path)
+    if not file.is_file():
+        raise MissingFileError(f"no such file: {str(file)!r}", str(file))
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(file) if _format(file) == "parquet" else feather.read_table(file, memory_map=True)
+    return to_pandas(table)
+
+
+def read_table(path: PathLike, kind: Optional[Literal["run", "qrels", "result"]] = None) -> pd.DataFrame:
+    """Read a run, qrels or result frame from a Parquet or Arrow IPC file.
+
+    ``kind`` validates the frame as that kind (:func:`pdeval.frames.canonical.as_run`, ``as_qrels``,
+    ``as_result``); by default the kind is told from the columns
+    (:func:`pdeval.frames.canonical.frame_kind`) and the frame is validated as that kind.
+    """
+    frame = load_table(path)
+    kind = kind or frames.frame_kind(frame)
+    if kind is None:
+        raise SchemaError(
+            f"{str(path)!r} holds columns {list(frame.columns)}: neither a run, qrels nor result frame"
+        )
+    check = {"run": frames.as_run, "qrels": frames.as_qrels, "result": frames.as_result}
+    if kind not in check:
+        raise SchemaError(f"kind must be 'run', 'qrels' or 'result', not {kind!r}")
+    return check[kind](frame)
+
+
+def write_table(frame: Any, path: PathLike) -> Path:
+    """Write a frame (pandas, Polars or Arrow) as Parquet or Arrow IPC, by the file's
+    suffix; return the path. Columns and types are kept, so :func:`read_table` gives the
+    same frame back."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    file = Path(path)
+    fmt = _format(file)
+    table = pa.Table.from_pandas(to_frame(frame), preserve_index=False)
+    if fmt == "parquet":
+        pq.write_table(table, file)
+    else:
+        feather.write_feather(table, file)
+    return file
+
+
+def is_source(obj: Any) -> bool:
+    """Whether a reader should take ``obj`` through :func:`read_source` rather than parse
+    TREC text: a Parquet or Arrow IPC file, or anything that is not a path or a list of
+    paths (a frame, a ranx object, an iterable of records)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return is_table_file(obj)
+    if isinstance(obj, (list, tuple)):
+        if not obj or not isinstance(obj[0], (str, os.PathLike)):
+            return bool(obj)  # records (an empty list is left to the readers' own message)
+        return all(is_table_file(item) for item in obj)
+    return True
+
+
+def read_source(obj: Any) -> pd.DataFrame:
+    """The frame held by a Parquet / Arrow IPC file (by its suffix), by a list of such files
+    (concatenated; a file without a ``run`` column is named after the file, without its suffix),
+    or by ``obj`` itself (:func:`to_frame`)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return load_table(obj)
+    if isinstance(obj, (list, tuple)) and obj and all(is_table_file(item) for item in obj):
+        frames = [load_table(path) for path in obj]
+        frames = [f if "run" in f.columns else f.assign(run=Path(path).stem) for f, path in zip(frames, obj)]
+        return pd.concat(frames, ignore_index=True)
+    return to_frame(obj)
+
+
+__all__ = ["is_source", "is_table_file", "load_table", "read_source", "read_table", "write_table"]
