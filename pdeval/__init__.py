@@ -61,6 +61,16 @@ if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdev
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    """``pdeval.plotting``: the seaborn figures (:mod:`pdeval.report.figures`), imported on first
+    use so that ``import pdeval`` does not load matplotlib."""
+    if name == "plotting":
+        from pdeval.report import figures
+
+        return figures
+    raise AttributeError(f"module 'pdeval' has no attribute {name!r}")
+
 __all__ = [
     "LEVEL_GRIDS",
     "agreement",
