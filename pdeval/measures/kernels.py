@@ -7,7 +7,7 @@ from typing import Mapping, Optional, Union
 
 import numpy as np
 
-from pdeval.engine.segments import Segments, gain_of
+from pdeval.engine.segments import QrelsTable, Segments, gain_of
 from pdeval.errors import MeasureError
 
 Gains = Optional[Mapping[int, float]]
@@ -49,3 +49,16 @@ def collection_max(seg: Segments, gains: Gains, gain_max: Optional[Union[float, 
 
 
 __all__ = ["Gains", "collection_max", "divide", "level_gains"]
+
+
+#: why the sampled estimators (stratified and statAP) have no prime variant
+NO_PRIME = "the estimator needs the unsampled (-1) documents and the ranks of the full list"
+
+
+def sampling_design(table: QrelsTable, who: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The sampling design of the qrels (every qrels row's entry and level, and its sampling
+    columns), its entries and its levels; ``who`` names the measures in the error."""
+    design = table.design
+    if design is None:
+        raise MeasureError(f"{who} need qrels evaluated by pdeval.evaluate (no sampling design)")
+    return design, design["entry"], design["level"]
