@@ -218,7 +218,7 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pdeval import plotting
+    from pdeval.report import figures as plotting
     from pdeval.cli.commands import main
 
     clef = pdeval.datasets.load("clef2018")

@@ -65,6 +65,16 @@ def test_manifests_name_runs_and_qrels_at_pinned_commits(name):
         assert len(url.split("/")[5]) == 40  # a commit, not a branch
 
 
+def test_the_stated_download_sizes_are_the_manifests():
+    import re
+
+    stated = dict(re.findall(r"``([a-z0-9-]+)`` \([^)]*?(\d+) MB", " ".join(pdeval.datasets.__doc__.split())))
+    assert sorted(stated) == ["clef2015", "clef2016", "clef2018-full", "trec-dl21"]
+    for name, megabytes in stated.items():
+        assert round(remote.download_size(name) / 1e6) == int(megabytes), name
+    assert remote.download_size("trec-dl21") == 208_960_238
+
+
 def test_names_lists_the_sample_and_the_full_collections():
     assert pdeval.datasets.names() == ["clef2015", "clef2016", "clef2018", "clef2018-full", "trec-dl21"]
 

@@ -12,7 +12,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import pdeval  # noqa: E402
-from pdeval import plotting  # noqa: E402
+from pdeval.report import figures as plotting  # noqa: E402
+from pdeval.report.style import wrap_label  # noqa: E402
 from pdeval.errors import SchemaError  # noqa: E402
 
 MEASURES = ["AP", "Bpref", "infAP", "P@10"]
@@ -96,10 +97,11 @@ def test_estimated_vs_actual_writes_rms_tau_rho(study, tmp_path):
     actual = full[full.measure == "AP"]
     grid = plotting.estimated_vs_actual(estimated, actual)
     render(grid, tmp_path / "eva.png")
-    titles = [ax.get_title() for ax in grid.axes.flat]
-    assert titles == ["infAP vs AP (level=20)", "Bpref vs AP (level=20)"] or titles == [
-        "Bpref vs AP (level=20)", "infAP vs AP (level=20)"]
-    ax = grid.axes.flat[titles.index("infAP vs AP (level=20)")]
+    titles = [ax.get_title().replace("\n", " ") for ax in grid.axes.flat]
+    infap = "infAP against full-judgment AP, 20 % of judgments"
+    bpref = "Bpref against full-judgment AP, 20 % of judgments"
+    assert titles == [infap, bpref] or titles == [bpref, infap]
+    ax = grid.axes.flat[titles.index(infap)]
     assert ax.get_xlabel() == "actual mean (full judgments)" and ax.get_ylabel() == "estimated mean"
     text = ax.texts[0].get_text()
     est = pdeval.system_means(estimated[estimated.measure == "infAP"]).groupby("run")["value"].mean()
@@ -117,8 +119,8 @@ def test_estimated_vs_actual_takes_system_means_and_matches_by_name(study, tmp_p
     estimated = pdeval.summarize(red[(red.level == 50) & (red["sample"] == 0)])
     grid = plotting.estimated_vs_actual(estimated, pdeval.system_means(full))
     render(grid, tmp_path / "means.png")
-    assert sorted(ax.get_title() for ax in grid.axes.flat) == sorted(
-        f"{m} vs {m} (level=50)" for m in MEASURES)
+    assert sorted(ax.get_title().replace("\n", " ") for ax in grid.axes.flat) == sorted(
+        f"{m} against full-judgment {m}, 50 % of judgments" for m in MEASURES)
     with pytest.raises(SchemaError, match="several variants"):
         plotting.estimated_vs_actual(red, red)
 
@@ -163,6 +165,12 @@ def test_swap_rate_curve(study, tmp_path):
     ap = swaps.bins[(swaps.bins.measure == "AP") & swaps.bins.rate.notna()]
     line = grid.ax.get_lines()[0]
     assert np.allclose(line.get_ydata(), 100 * ap["rate"].to_numpy())
+    # on complete judgments infAP is AP: the note says which lines hide each other
+    infap = swaps.bins[(swaps.bins.measure == "infAP") & swaps.bins.rate.notna()]
+    assert np.array_equal(infap["rate"].to_numpy(), ap["rate"].to_numpy())
+    assert "AP and infAP coincide: one line hides the other" in grid.figure._suptitle.get_text()
+    assert len({tuple(line.get_dashes()) if hasattr(line, "get_dashes") else line.get_linestyle()
+                for line in grid.ax.get_lines()[:len(MEASURES)]}) > 1  # dash patterns tell the lines apart
 
 
 def test_swap_rate_curve_facets_variants(study, tmp_path):
@@ -170,7 +178,7 @@ def test_swap_rate_curve_facets_variants(study, tmp_path):
     swaps = pdeval.swap_rates(red, "AP", c=6, trials=50, progress=False)
     grid = plotting.swap_rate_curve(swaps.bins)
     render(grid, tmp_path / "swap2.png")
-    assert sorted(ax.get_title() for ax in grid.axes.flat) == ["level=20", "level=50"]
+    assert sorted(ax.get_title() for ax in grid.axes.flat) == ["20 % of judgments", "50 % of judgments"]
 
 
 def test_topic_distributions(study, tmp_path):
@@ -191,8 +199,8 @@ def test_topic_distributions(study, tmp_path):
 
 
 def test_long_names_wrap_at_separators():
-    assert plotting._wrap("short") == "short"
-    wrapped = plotting._wrap("SINAI__SINAI_Run1_google+cTakes", 12)
+    assert wrap_label("short") == "short"
+    wrapped = wrap_label("SINAI__SINAI_Run1_google+cTakes", 12)
     assert wrapped.replace("\n", "") == "SINAI__SINAI_Run1_google+cTakes"
     assert all(len(line) <= 12 for line in wrapped.split("\n"))
 
@@ -217,7 +225,7 @@ def test_each_measure_has_one_colour_in_every_figure(study):
     assert {m: to_rgb(b.get_facecolor()) for m, b in zip(shown, bars)} == want
     grid = plotting.estimated_vs_actual(study["reduced"][study["reduced"].level == 20], study["full"], palette=palette)
     for ax in grid.axes.flat:
-        measure = ax.get_title().split(" vs ")[0]
+        measure = ax.get_title().split(" against ")[0]
         assert tuple(ax.collections[0].get_facecolor()[0][:3]) == pytest.approx(want[measure])
     fig = plotting.topic_distributions(study["full"], "Bpref", palette=palette)
     box = next(p for p in fig.axes[0].patches)

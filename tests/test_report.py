@@ -205,6 +205,22 @@ def test_tau_ap_below_one_for_identical_rankings_is_explained():
     assert f"A at depth 10 (τ_AP {ties:.3f})" in text and "tied mean scores as ordered at random" in text
 
 
+def test_long_tables_are_shown_compact(written):
+    out, tables = written
+    markdown = (out / "report.md").read_text()
+    section = markdown.split("`robustness.csv`")[1].split("###")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| measure | statistic | 50 % | 10 % |")  # from more judgments to fewer
+    assert len(rows) == 1 + 3 * len(MEASURES)  # one row per measure and statistic, not per level too
+    at = tables["robustness"].set_index(["measure", "level", "method"]).loc[("AP", 10, "tau_b")]
+    assert f"| AP | τ_b | " in section and f"{at['mean']:.3f} ± {at['std']:.3f}" in section
+    pools = markdown.split("`pools.csv`")[1].split("###")[0]
+    assert "1.000 (by construction)" in pools and "| measure | statistic | depth 5 (" in pools
+    partial = markdown.split("`partial.csv`")[1].split("###")[0]
+    assert partial.splitlines()[2] == "| measure | τ_b | τ_AP | RMS |"
+    assert len(pd.read_csv(out / "robustness.csv")) == len(MEASURES) * 2 * 3  # the CSV keeps every row
+
+
 def test_html_per_run_table_has_no_empty_measure_column(written):
     out, _ = written
     html = (out / "report.html").read_text()

@@ -39,6 +39,7 @@ from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_qrels, as_result, as_run, variant_keys
 from pdeval.common.progress import progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
+from pdeval.engine.options import EngineOptions, takes_engine_options
 
 __all__ = [
     "LABEL_SET",
@@ -597,6 +598,7 @@ def _long_confusion(keys: dict, confusion: np.ndarray, values: np.ndarray) -> pd
 # leaderboards under different label sets
 
 
+@takes_engine_options
 def leaderboards(
     run: pd.DataFrame,
     sets: LabelSets,
@@ -607,15 +609,30 @@ def leaderboards(
 ) -> pd.DataFrame:
     """Evaluate every run against every label set at once (the label sets as qrels variants).
 
-    ``sets`` as in :func:`label_sets`; ``grade_map`` as in :func:`map_grades` (e.g. fold a 0-4
-    set onto 0-3 before comparing it with a 0-3 set: a gain or threshold means the same grade
-    only on the same scale). Every other option goes to :func:`pdeval.evaluate`. Each label
-    set is evaluated on the topics it labels. Returns the result frame, keyed by ``run``,
-    ``label_set``, ``query_id``.
-    """
-    from pdeval.evaluation.core import evaluate
+    Each label set is evaluated on the topics it labels.
 
-    return evaluate(run, map_grades(label_sets(sets), grade_map), measures, **options)
+    Parameters
+    ----------
+    run : DataFrame
+        The runs.
+    sets
+        The label sets, as in :func:`label_sets`.
+    measures : str or list of str
+        The measures, as in :func:`pdeval.evaluate`.
+    grade_map
+        As in :func:`map_grades` (e.g. fold a 0-4 set onto 0-3 before comparing it with a 0-3
+        set: a gain or threshold means the same grade only on the same scale).
+    {engine_options}
+
+    Returns
+    -------
+    DataFrame
+        The result frame, keyed by ``run``, ``label_set``, ``query_id``.
+    """
+    from pdeval.evaluation.core import evaluate_frames
+
+    engine = EngineOptions.of(options, where="leaderboards")
+    return evaluate_frames(run, map_grades(label_sets(sets), grade_map), measures, engine)
 
 
 def _ranked_means(result: pd.DataFrame, system: str, by: list[str]) -> pd.DataFrame:

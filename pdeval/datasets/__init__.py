@@ -17,9 +17,12 @@ file; ``scripts/build_datasets.py`` rebuilds the files.
 The other names are full public collections that :mod:`pdeval.datasets.remote` downloads on
 first use from their source repositories at pinned commits, verifies by checksum and caches
 (``~/.cache/pdeval``): ``clef2015`` (CLEF eHealth 2015 task 2: 68 runs, 1000 deep, 38 of them
-not pooled), ``clef2016`` (16 runs), ``clef2018-full`` (the 24 runs of the sample, 1000 deep)
-and ``trec-dl21`` (TREC Deep Learning 2021 passages: 63 runs, NIST qrels, and the SynDL GPT-4
-judgments of the queries NIST did not judge as ``automatic_qrels``).
+not pooled; a 262 MB download), ``clef2016`` (16 runs; 45 MB), ``clef2018-full`` (the 24 runs
+of the sample, 1000 deep; 86 MB) and ``trec-dl21`` (TREC Deep Learning 2021 passages: 63 runs,
+NIST qrels, and the SynDL GPT-4 judgments of the queries NIST did not judge as
+``automatic_qrels``; 209 MB). The sizes are those of the files as their sources serve them
+(:func:`pdeval.datasets.remote.download_size` gives the exact bytes); the cache keeps the runs
+gzipped, so it holds less.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from typing import Optional, Union
 
 from pdeval.errors import PdevalError
 
-__all__ = ["ManifestEntry", "cache_root", "fetch", "git_blob_sha1", "manifest", "names", "remove"]
+__all__ = ["ManifestEntry", "cache_root", "download_size", "fetch", "git_blob_sha1", "manifest", "names", "remove"]
 
 MIRROR_VARIABLE = "PDEVAL_DATA_MIRROR"
 CACHE_VARIABLE = "PDEVAL_CACHE"
@@ -84,6 +84,12 @@ def manifest(name: str) -> list[ManifestEntry]:
         ManifestEntry(r["role"], r["local_path"], r["source"], r["git_blob_sha1"], int(r["bytes"]))
         for r in rows
     ]
+
+
+def download_size(name: str) -> int:
+    """Bytes :func:`fetch` downloads for the data set ``name`` (every file of its manifest, as
+    the source repositories serve them), e.g. 208,960,238 for ``trec-dl21``."""
+    return sum(entry.size for entry in manifest(name))
 
 
 def cache_root(cache_dir: Union[str, os.PathLike, None] = None) -> Path:

@@ -62,7 +62,8 @@ class QrelsTable:
     variant: np.ndarray
     #: every qrels row (judged or not) as arrays ``entry``, ``level`` (POOLED for negative) and,
     #: when the qrels carry them, ``stratum`` (int codes) and ``inclusion_prob``: what the sampled
-    #: estimators (:mod:`pdeval.measures.sampled`) need to know of the judging design
+    #: estimators (:mod:`pdeval.measures.stratified`, :mod:`pdeval.measures.statap`) need to know
+    #: of the judging design
     design: Optional[dict] = None
     _cache: dict = field(default_factory=dict, repr=False)
 

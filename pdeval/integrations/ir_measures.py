@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Union
 
+from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.measures import Measure, parse
 from pdeval.measures.foreign import EQUIVALENTS, ir_measure_text, is_ir_measure
 
@@ -47,27 +48,48 @@ def _ir_measures_knows(name: str) -> bool:
     return True
 
 
-def measure(spec: Union[str, Measure], *, name: str = None, **options: Any):
+@takes_engine_options
+def measure(spec: Union[str, Measure], *, name: str = None, complete: bool = True, **options: Any):
     """A pdeval measure as an ir_measures measure (``ir_measures.define``).
 
-    ``spec`` is a pdeval measure string or :class:`~pdeval.measures.Measure`
-    (``"bpref_R"``, ``"RankEff"``, ``"infAP(c=1.5)"``, ``"nDCG'@10"``); the cutoff belongs in
-    the string. ``options`` go to :func:`pdeval.evaluate` (``score_precision="float32"`` to
-    order by 32-bit scores as pytrec_eval does, ``depth=``, ``undefined=`` ...). ``name``
-    overrides the name ir_measures and PyTerrier show.
+    Parameters
+    ----------
+    spec : str or Measure
+        A pdeval measure string or :class:`~pdeval.measures.Measure` (``"bpref_R"``,
+        ``"RankEff"``, ``"infAP(c=1.5)"``, ``"nDCG'@10"``); the cutoff belongs in the string.
+    name : str, optional
+        The name ir_measures and PyTerrier show (default: the canonical pdeval string, prefixed
+        by ``pdeval.`` when ir_measures has a measure of that name).
+    complete : bool, default True
+        trec_eval ``-c``, on by default because ir_measures averages over every qrels topic (a
+        topic the run lacks is an empty ranking).
+    {engine_options}
+
+    Returns
+    -------
+    ir_measures measure
+        The measure; its values are those of :func:`pdeval.evaluate` with these options
+        (``score_precision="float32"`` orders by 32-bit scores as pytrec_eval does).
+
+    Raises
+    ------
+    MeasureError
+        For a measure string pdeval does not know.
+    PdevalError
+        For an unknown or invalid option, when the measure is made.
     """
     import ir_measures
 
-    from pdeval.evaluation.core import evaluate
+    from pdeval.evaluation.core import evaluate_frames
 
     parsed = parse(spec)
     canonical = str(parsed)
     if name is None:
         name = f"pdeval.{canonical}" if _ir_measures_knows(canonical) else canonical
-    options.setdefault("complete", True)
+    engine = EngineOptions.of({**options, "complete": complete}, where="measure")
 
     def values(qrels, run) -> Iterator[tuple[str, float]]:
-        result = evaluate(run, qrels, parsed, **options)
+        result = evaluate_frames(run, qrels, parsed, engine)
         return zip(result["query_id"].tolist(), result["value"].tolist())
 
     defined = ir_measures.define(

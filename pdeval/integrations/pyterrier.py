@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.analysis.significance import adjust_pvalues, check_test, compare, score_matrices
 
@@ -66,9 +67,9 @@ def paired_test(test: str = "t", **options: Any) -> Callable[[np.ndarray, np.nda
     return call
 
 
-def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: dict) -> pd.DataFrame:
+def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: EngineOptions) -> pd.DataFrame:
     from pdeval.frames import canonical as frames
-    from pdeval.evaluation.core import evaluate
+    from pdeval.evaluation.core import evaluate_frames
     from pdeval.frames.foreign import to_frame
 
     if isinstance(runs, (list, tuple)):
@@ -91,10 +92,10 @@ def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[st
         return result
     if qrels is None or measures is None:
         raise SchemaError("runs need qrels and measures to be evaluated (or pass an evaluated result frame)")
-    options.setdefault("complete", True)  # every run on every qrels topic, as pt.Experiment
-    return evaluate(runs, qrels, measures, **options)
+    return evaluate_frames(runs, qrels, measures, options)
 
 
+@takes_engine_options
 def experiment(
     runs: Any,
     qrels: Any = None,
@@ -107,6 +108,7 @@ def experiment(
     names: Optional[Sequence[str]] = None,
     wide: bool = True,
     seed: int = 0,
+    complete: bool = True,
     **options: Any,
 ) -> pd.DataFrame:
     """PyTerrier's experiment table: mean per run and measure, and against a baseline the
@@ -119,8 +121,7 @@ def experiment(
         ``names`` or their ``run`` column), or an evaluated result frame (also PyTerrier's
         per-query frame ``name, qid, measure, value``). Polars, Arrow and ranx objects work too.
     qrels, measures
-        Used to evaluate runs (:func:`pdeval.evaluate` with ``complete=True``, as
-        ``pt.Experiment`` scores a topic a run lacks as 0; ``options`` go to evaluate). For a
+        Used to evaluate runs (:func:`pdeval.evaluate` with the engine options below). For a
         result frame, ``measures`` selects measures.
     baseline
         The baseline run: its name, or its position in the run order (as in ``pt.Experiment``).
@@ -138,8 +139,26 @@ def experiment(
         (its ``reject`` is False).
         ``False``: a tidy frame ``run, measure, value, improved, degraded, p_value,
         p_adjusted, significant``.
+    complete : bool, default True
+        trec_eval ``-c``: every run on every qrels topic, as ``pt.Experiment`` scores a topic a
+        run lacks as 0.
+    {engine_options}
+
+    Returns
+    -------
+    DataFrame
+        The experiment table (``wide``) or the tidy frame.
+
+    Raises
+    ------
+    SchemaError
+        For a baseline that is not one of the runs, a correction without a baseline, variant
+        keys in the result, or runs without qrels and measures.
+    PdevalError
+        For an unknown or invalid engine option.
     """
-    result = _result_of(runs, qrels, measures, names, dict(options))
+    engine = EngineOptions.of({**options, "complete": complete}, where="experiment")
+    result = _result_of(runs, qrels, measures, names, engine)
     from pdeval.frames.canonical import result_keys
 
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]

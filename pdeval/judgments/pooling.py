@@ -30,7 +30,7 @@ import pandas as pd
 from pdeval.judgments.draws import SeedLike, base_seed, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.engine.options import EngineOptions
-from pdeval.evaluation.core import evaluate, evaluate_frames
+from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.judgments.reduction import PreparedQrels, RemovedAs, assemble_variants, emit_rows, plain_qrels
 from pdeval.common.options import check_choice, check_int, is_int
@@ -344,7 +344,8 @@ def judged(
     """
     ks, _ = _parse_depths(k, "k")
     names = {f"Judged@{cutoff}": cutoff for cutoff in ks}
-    result = evaluate(run, plain_qrels(qrels, "judged"), list(names), score_precision=score_precision)
+    options = EngineOptions(score_precision=score_precision)
+    result = evaluate_frames(run, plain_qrels(qrels, "judged"), list(names), options)
     return (
         result.assign(k=result["measure"].map(names).astype(np.int64))
         .rename(columns={"value": "judged"})[["run", "query_id", "k", "judged"]]
@@ -488,10 +489,10 @@ def leave_out_pooling(
         query_id=prefixes[run_group] + r["query_id"].to_numpy().astype(str).astype(object)
     )
 
-    full = evaluate(r[["run", "query_id", "doc_id", "score"]], q, list(measures), score_precision=score_precision)
+    options = EngineOptions(score_precision=score_precision)
+    full = evaluate_frames(r[["run", "query_id", "doc_id", "score"]], q, list(measures), options)
     # each run meets only its own group's copy of the topics: no overlap to report
-    left = evaluate_frames(stacked_run, stacked_qrels, list(measures), EngineOptions(score_precision=score_precision),
-                           coverage=False)
+    left = evaluate_frames(stacked_run, stacked_qrels, list(measures), options, coverage=False)
     full = full[["run", "query_id", "measure", "value"]].rename(columns={"value": "value_pooled"})
     split = left["query_id"].astype(str).str.split(sep, n=1, regex=False)
     left = pd.DataFrame(

@@ -1,8 +1,8 @@
 """Designing a judging sample: stratified samples of a depth pool and inclusion-probability samples.
 
 With complete judgments of a pool, these functions draw the samples that campaigns judge, so
-that the sampled estimators (:mod:`pdeval.measures.sampled`) can be studied against the
-measures computed on the complete judgments:
+that the sampled estimators (:mod:`pdeval.measures.stratified`, :mod:`pdeval.measures.statap`)
+can be studied against the measures computed on the complete judgments:
 
 * :func:`sample_pool` — the stratified design of Yilmaz, Kanoulas & Aslam (SIGIR 2008) used by
   TREC CDS, PM and TRECVID: the depth pool is split into depth strata (e.g. ranks 1–10, 11–30,

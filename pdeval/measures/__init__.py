@@ -11,5 +11,6 @@ __all__ = ["REGISTRY", "Measure", "MeasureSpec", "available", "parse", "parse_al
 from pdeval.measures import preference  # noqa: F401  (registers bpref10, bpref_R, bpref_N, RankEff, bpref_relative)
 from pdeval.measures import estimators  # noqa: F401  (registers indAP, subAP)
 from pdeval.measures import graded  # noqa: F401  (registers rpref_N, rpref_relative, rpref_relative2, npref, Q)
-from pdeval.measures import sampled  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, the statAP family)
+from pdeval.measures import stratified  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, iprec_at_recall)
+from pdeval.measures import statap  # noqa: F401  (registers statAP, statAP_var, statRprec, statP, statnDCG)
 from pdeval.measures import user  # noqa: F401  (registers RBP, INST, INSQ)

@@ -7,7 +7,7 @@ from typing import Mapping, Optional, Union
 
 import numpy as np
 
-from pdeval.engine.segments import Segments, gain_of
+from pdeval.engine.segments import QrelsTable, Segments, gain_of
 from pdeval.errors import MeasureError
 
 Gains = Optional[Mapping[int, float]]
@@ -28,18 +28,25 @@ def level_gains(seg: Segments, gains: Gains) -> np.ndarray:
     return level_gain
 
 
+def positive_number(value: object, what: str) -> float:
+    """``value`` as a positive, finite float; :class:`~pdeval.errors.MeasureError` naming
+    ``what`` (a parameter) otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not number > 0 or not math.isfinite(number):
+        raise MeasureError(f"{what} must be a positive number, got {value!r}")
+    return number
+
+
 def collection_max(seg: Segments, gains: Gains, gain_max: Optional[Union[float, str]]) -> np.ndarray:
     """G per segment: the largest gain over every topic of the segment's qrels variant,
     or the ``gain_max`` override (which must be > 0 and not below any gain in the qrels)."""
     observed = seg.qrels.gain_max(gains)[seg.topic]
     if gain_max is None:
         return observed
-    try:
-        value = float(gain_max)
-    except (TypeError, ValueError):
-        raise MeasureError(f"gain_max must be a number, got {gain_max!r}") from None
-    if not value > 0 or not math.isfinite(value):
-        raise MeasureError(f"gain_max must be a positive number, got {gain_max!r}")
+    value = positive_number(gain_max, "gain_max")
     if len(observed) and value < float(observed.max()):
         raise MeasureError(
             f"gain_max={value:g} is below the largest gain in the qrels ({float(observed.max()):g}); "
@@ -48,4 +55,17 @@ def collection_max(seg: Segments, gains: Gains, gain_max: Optional[Union[float, 
     return np.full(seg.n_segments, value)
 
 
-__all__ = ["Gains", "collection_max", "divide", "level_gains"]
+__all__ = ["Gains", "NO_PRIME", "collection_max", "divide", "level_gains", "positive_number", "sampling_design"]
+
+
+#: why the sampled estimators (stratified and statAP) have no prime variant
+NO_PRIME = "the estimator needs the unsampled (-1) documents and the ranks of the full list"
+
+
+def sampling_design(table: QrelsTable, who: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The sampling design of the qrels (every qrels row's entry and level, and its sampling
+    columns), its entries and its levels; ``who`` names the measures in the error."""
+    design = table.design
+    if design is None:
+        raise MeasureError(f"{who} need qrels evaluated by pdeval.evaluate (no sampling design)")
+    return design, design["entry"], design["level"]

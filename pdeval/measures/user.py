@@ -34,7 +34,6 @@ Conventions of the reference tools, as options:
 
 from __future__ import annotations
 
-import math
 from typing import Callable, Mapping, Optional
 
 import numpy as np
@@ -43,7 +42,7 @@ import pandas as pd
 from pdeval.errors import MeasureError, SchemaError
 from pdeval.frames.canonical import canonicalize
 from pdeval.engine.segments import Segments
-from pdeval.measures.kernels import collection_max, level_gains
+from pdeval.measures.kernels import collection_max, level_gains, positive_number
 from pdeval.measures.registry import register
 
 __all__ = ["rbp", "inst", "insq", "fractional_levels", "in_file_order", "lowercase_ids"]
@@ -249,13 +248,7 @@ _CWL_DOC = """
 
 
 def _check_t(T, name: str) -> float:
-    try:
-        value = float(T)
-    except (TypeError, ValueError):
-        raise MeasureError(f"{name}: T must be a positive number, got {T!r}") from None
-    if not value > 0 or not math.isfinite(value):
-        raise MeasureError(f"{name}: T must be a positive number, got {T!r}")
-    return value
+    return positive_number(T, f"{name}: T")
 
 
 #: what the two C/W/L measures share in the registry

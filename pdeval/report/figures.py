@@ -13,23 +13,22 @@ One function per figure of the literature the package reproduces:
 * :func:`swap_rate_curve` -- swap rate vs difference bin (Voorhees & Buckley 2002; Ahlgren &
   Groenqvist 2008);
 * :func:`topic_distributions` -- per-topic values of one measure, per run;
-* :func:`significance_matrix` -- which run pairs differ significantly (e.g. Tukey's HSD),
-  runs ordered by mean, with their compact letter display.
-* :func:`bound_intervals` -- each run's mean with its [low, high] interval when unjudged
-  documents are filled in (:func:`pdeval.evaluation.bounds`; Moffat & Zobel 2008's residuals).
+* :func:`significance_matrix` and :func:`bound_intervals` -- runs compared with each other
+  (defined in :mod:`pdeval.report.run_figures`, listed here with the others).
 
 Functions that facet return a :class:`seaborn.FacetGrid` (its ``.figure`` is the matplotlib
 figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. Every figure
 that shows measures takes ``palette`` (measure -> colour, see :func:`measure_palette`): pass
 the same one to every figure of a study and each measure keeps one colour throughout (the
-default gives colours in the order the measures appear). Axes in percent stay within 0-100. No function
-changes global matplotlib or seaborn state (styles are applied in a context), and none
+default gives colours in the order the measures appear). Axes in percent stay within 0-100.
+Measures whose lines coincide (AP, infAP and AP' on complete judgments) are named in a note
+under the title, since one line hides the others. No function changes global matplotlib or seaborn state (styles are applied in a context), and none
 selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``).
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -39,6 +38,28 @@ from matplotlib.figure import Figure
 
 from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error, system_means
 from pdeval.errors import SchemaError
+from pdeval.report.run_figures import bound_intervals, significance_matrix
+from pdeval.report.style import (
+    BAND_ALPHA,
+    KEY_LABELS,
+    METHOD_LABELS,
+    STYLE,
+    Palette,
+    Spread,
+    coinciding,
+    coinciding_note,
+    level_axis,
+    means_of,
+    measure_order,
+    measure_palette,
+    palette_for,
+    percent_axis,
+    require_columns,
+    spread_label,
+    variant_keys,
+    variant_text,
+    wrap_label,
+)
 
 __all__ = [
     "measure_palette",
@@ -52,122 +73,6 @@ __all__ = [
     "significance_matrix",
     "bound_intervals",
 ]
-
-#: axis labels of the statistics of :func:`pdeval.rank_correlation`
-METHOD_LABELS = {
-    "tau_a": "Kendall's τ_a",
-    "tau_b": "Kendall's τ_b",
-    "tau_ap": "AP correlation τ_AP",
-    "spearman": "Spearman's ρ",
-    "pearson": "Pearson's r",
-    "rms": "RMS error",
-}
-
-#: x-axis labels of the usual variant keys
-KEY_LABELS = {
-    "level": "judgments kept (% of the full qrels)",
-    "depth": "pool depth (documents per run and topic)",
-}
-
-#: count columns of summary frames (not keys)
-_COUNT_COLUMNS = ("n_topics", "n_skipped", "topics", "undefined")
-
-Spread = Union[str, tuple, None]
-Palette = Optional[Mapping[str, object]]
-STYLE = "whitegrid"
-BAND_ALPHA = 0.12
-
-
-def measure_palette(measures: Sequence[str]) -> dict:
-    """One colour per measure, in the order given: seaborn's ``tab10`` (``husl`` beyond 10)."""
-    names = list(dict.fromkeys(measures))
-    colours = sns.color_palette("tab10" if len(names) <= 10 else "husl", len(names))
-    return dict(zip(names, colours))
-
-
-def _palette(palette: Palette, order: Sequence[str]) -> dict:
-    """``palette`` completed for every measure of ``order`` (missing ones get the default)."""
-    if palette is None:
-        return measure_palette(order)
-    missing = [m for m in order if m not in palette]
-    if missing:
-        raise SchemaError(f"the palette has no colour for measure(s) {missing}")
-    return {m: palette[m] for m in order}
-
-
-def _percent_axis(ax, axis: str) -> None:
-    """Keep a percentage axis within 0-100 (seaborn's margins would run past either end)."""
-    low, high = ax.get_xlim() if axis == "x" else ax.get_ylim()
-    inverted = low > high
-    low, high = sorted((low, high))
-    low, high = max(0.0, low), min(100.0, high)
-    limits = (high, low) if inverted else (low, high)
-    (ax.set_xlim if axis == "x" else ax.set_ylim)(*limits)
-
-
-def _wrap(name: object, width: int = 32) -> str:
-    """A long run name broken over lines of at most ``width`` characters, at ``_``/``-``/``.`` if possible."""
-    text = str(name)
-    lines = []
-    while len(text) > width:
-        cut = max(text.rfind(sep, 1, width) for sep in ("_", "-", ".", "+"))
-        cut = cut + 1 if cut > 0 else width
-        lines.append(text[:cut])
-        text = text[cut:]
-    return "\n".join(lines + [text])
-
-
-def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise SchemaError(f"{what} needs column(s) {missing}; the frame has {list(frame.columns)}")
-
-
-def _level_axis(ax, values: Sequence[float], key: str) -> None:
-    """Ticks at the levels present (when few), full judgments on the left for ``level``."""
-    values = sorted(pd.unique(pd.Series(values).dropna()))
-    if 1 < len(values) <= 12:
-        ax.set_xticks(values)
-        ax.set_xticklabels([f"{v:g}" for v in values])
-    if key == "level":
-        if not ax.xaxis_inverted():
-            ax.invert_xaxis()
-        _percent_axis(ax, "x")
-
-
-def _spread_label(spread: Spread, samples: int) -> str:
-    if spread is None or samples < 2:
-        return ""
-    if spread == ("pi", 100):
-        return f"band: range over {samples} samples"
-    if spread == "sd":
-        return f"band: ±1 sd over {samples} samples"
-    return f"band: {spread} over {samples} samples"
-
-
-def _means(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per-system means of a per-topic result frame, or the frame itself if already means."""
-    if "query_id" in frame.columns:
-        return system_means(frame)
-    _require(frame, ["run", "measure", "value"], "a system-means frame")
-    return frame.drop(columns=[c for c in _COUNT_COLUMNS if c in frame.columns])
-
-
-def _order(frame: pd.DataFrame, measures: Optional[Sequence[str]]) -> list[str]:
-    """The measures to draw, in the given order (default: order of first appearance)."""
-    present = list(pd.unique(frame["measure"]))
-    if measures is None:
-        return present
-    missing = [m for m in measures if m not in present]
-    if missing:
-        raise SchemaError(f"measure(s) {missing} are not in the frame; it has {present}")
-    return list(measures)
-
-
-def _keys(frame: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
-    """Columns other than ``exclude``, ``measure``, ``value`` and count columns."""
-    skip = set(exclude) | {"measure", "value", *_COUNT_COLUMNS}
-    return [c for c in frame.columns if c not in skip]
 
 
 def robustness_curve(
@@ -192,9 +97,9 @@ def robustness_curve(
     selects and orders them). ``x="depth"`` plots the results of depth-k pools instead. For
     ``level`` the axis runs from full judgments (left) to the smallest level (right).
     """
-    _require(correlations, ["measure", x, "method", "value"], "robustness_curve")
+    require_columns(correlations, ["measure", x, "method", "value"], "robustness_curve")
     data = correlations if methods is None else correlations[correlations["method"].isin(methods)]
-    order = _order(data, measures)
+    order = measure_order(data, measures)
     data = data[data["measure"].isin(order)]
     if data.empty:
         raise SchemaError(f"robustness_curve: no rows for methods {methods}")
@@ -203,7 +108,7 @@ def robustness_curve(
     with sns.axes_style(STYLE):
         grid = sns.relplot(
             data=data, x=x, y="value", hue="measure", style="measure", col="statistic",
-            hue_order=order, style_order=order, palette=_palette(palette, order), kind="line",
+            hue_order=order, style_order=order, palette=palette_for(palette, order), kind="line",
             markers=True, dashes=False,
             errorbar=spread if samples > 1 else None, err_kws={"alpha": BAND_ALPHA},
             height=height, aspect=aspect, facet_kws={"sharey": False},
@@ -212,12 +117,13 @@ def robustness_curve(
     for ax in grid.axes.flat:
         ax.set_ylabel(f"{ax.get_title()} with full-judgment ranking")
         ax.set_xlabel(KEY_LABELS.get(x, x))
-        _level_axis(ax, data[x], x)
+        level_axis(ax, data[x], x)
     grid.legend.set_title("measure")
-    note = _spread_label(spread, samples)
+    note = spread_label(spread, samples)
     runs = int(data["n_runs"].max()) if "n_runs" in data.columns else None
     title = "System-ranking robustness to incomplete judgments"
-    details = ", ".join(s for s in [f"{runs} runs" if runs else "", note] if s)
+    same = coinciding_note(coinciding(data, x, "value", order, by=["method"] + (["sample"] if "sample" in data else [])))
+    details = ", ".join(s for s in [f"{runs} runs" if runs else "", note, same] if s)
     grid.figure.suptitle(title + (f"\n({details})" if details else ""), y=1.0)
     grid.tight_layout()
     return grid
@@ -241,8 +147,8 @@ def mean_by_level(
     result frame with ``level`` (and ``sample``) columns, e.g. the evaluation of a
     :func:`pdeval.reduce` output (``measures`` selects and orders the lines); the band is the spread over samples of the per-sample mean.
     """
-    _require(result, ["run", "measure", "value", x], "mean_by_level")
-    order = _order(result, measures)
+    require_columns(result, ["run", "measure", "value", x], "mean_by_level")
+    order = measure_order(result, measures)
     data = result[result["measure"].isin(order)]
     keys = [x] + (["sample"] if "sample" in data.columns else [])
     means = system_means(data, by=keys)
@@ -251,19 +157,20 @@ def mean_by_level(
     with sns.axes_style(STYLE):
         grid = sns.relplot(
             data=per_sample, x=x, y="value", hue="measure", style="measure", kind="line",
-            hue_order=order, style_order=order, palette=_palette(palette, order), markers=True, dashes=False,
+            hue_order=order, style_order=order, palette=palette_for(palette, order), markers=True, dashes=False,
             errorbar=spread if samples > 1 else None, err_kws={"alpha": BAND_ALPHA},
             height=height, aspect=aspect,
         )
     ax = grid.ax
     ax.set_xlabel(KEY_LABELS.get(x, x))
     ax.set_ylabel("mean over runs and topics")
-    _level_axis(ax, per_sample[x], x)
+    level_axis(ax, per_sample[x], x)
     grid.legend.set_title("measure")
-    note = _spread_label(spread, samples)
+    note = spread_label(spread, samples)
     runs = means["run"].nunique()
+    same = coinciding_note(coinciding(per_sample, x, "value", order, by=keys[1:]))
     grid.figure.suptitle(
-        "Mean measure value as judgments are removed\n(" + ", ".join(s for s in [f"{runs} runs", note] if s) + ")",
+        "Mean measure value as judgments are removed\n(" + ", ".join(s for s in [f"{runs} runs", note, same] if s) + ")",
         y=1.0,
     )
     grid.tight_layout()
@@ -309,12 +216,12 @@ def estimated_vs_actual(
     column, if any, is averaged over (the mean estimate of each system). ``actual`` must have
     one value per (run, measure).
     """
-    est = _means(estimated)
-    act = _means(actual)
-    act_keys = _keys(act, ["run"])
+    est = means_of(estimated)
+    act = means_of(actual)
+    act_keys = variant_keys(act, ["run"])
     if act_keys and len(act[act_keys].drop_duplicates()) > 1:
         raise SchemaError(f"estimated_vs_actual: the actual frame has several variants in {act_keys}; select one")
-    keys = _keys(est, ["run", "sample"])
+    keys = variant_keys(est, ["run", "sample"])
     samples = int(est["sample"].nunique()) if "sample" in est.columns else 1
     est = est.groupby(["run", "measure", *keys], observed=True, sort=False)["value"].mean().reset_index()
     act_measures = list(pd.unique(act["measure"]))
@@ -329,16 +236,18 @@ def estimated_vs_actual(
     data = est.rename(columns={"value": "estimated"}).merge(act, on=["run", "actual_measure"], how="inner")
     if data.empty:
         raise SchemaError("estimated_vs_actual: the two frames share no (run, measure)")
-    variant = data[keys].astype(str).agg(lambda row: ", ".join(f"{k}={v}" for k, v in zip(keys, row)), axis=1) if keys else ""
-    data["panel"] = data["measure"] + " vs " + data["actual_measure"] + ((" (" + variant + ")") if keys else "")
+    data["panel"] = data["measure"] + " against full-judgment " + data["actual_measure"]
+    if keys:
+        data["panel"] += ", " + data[keys].apply(lambda row: variant_text(keys, row.tolist()), axis=1)
     panels = list(pd.unique(data["panel"]))
     wrap = min(col_wrap, len(panels)) if col_wrap else None
     with sns.axes_style(STYLE):
         grid = sns.FacetGrid(data, col="panel", col_order=panels, col_wrap=wrap, height=height,
                              sharex=False, sharey=False)
-        grid.map_dataframe(_pair_panel, palette=_palette(palette, list(pd.unique(data["measure"]))))
+        grid.map_dataframe(_pair_panel, palette=palette_for(palette, list(pd.unique(data["measure"]))))
     grid.set_titles("{col_name}", size=10)
     for ax in grid.axes.flat:
+        ax.set_title(ax.get_title().replace(", ", ",\n", 1), size=10)  # the variant on a line of its own
         ax.set_xlabel("actual mean (full judgments)")
         ax.set_ylabel("estimated mean")
     note = f", estimates averaged over {samples} samples" if samples > 1 else ""
@@ -365,7 +274,7 @@ def correlation_heatmap(
     column measure with the ranking by the row (reference) measure.
     """
     if "measure" in data.columns and "value" in data.columns:
-        table = correlation_table(data, method, measures=_order(data, measures))
+        table = correlation_table(data, method, measures=measure_order(data, measures))
     else:
         table = data if measures is None else data.loc[list(measures), list(measures)]
     n = len(table)
@@ -395,7 +304,7 @@ def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = Non
     variant column (e.g. ``level``) pass it as ``hue``; otherwise each bar has its measure's
     colour (``palette``). The axis runs from 0 to 100%.
     """
-    _require(summary, ["measure", "power"], "discriminative_power_bars")
+    require_columns(summary, ["measure", "power"], "discriminative_power_bars")
     data = summary.assign(percent=100.0 * summary["power"])
     order = list(data.groupby("measure", sort=False)["percent"].mean().sort_values(ascending=False).index)
     n_bars = len(order) * (data[hue].nunique() if hue else 1)
@@ -405,7 +314,7 @@ def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = Non
             sns.barplot(data=data, y="measure", x="percent", hue=hue, order=order, orient="h", ax=ax)
         else:
             sns.barplot(data=data, y="measure", x="percent", hue="measure", hue_order=order, order=order,
-                        orient="h", ax=ax, palette=_palette(palette, order), legend=False, saturation=1.0)
+                        orient="h", ax=ax, palette=palette_for(palette, order), legend=False, saturation=1.0)
     if not hue and "label" in data.columns:
         labels = data.set_index("measure").loc[order, "label"]
         bars = sorted((p for c in ax.containers for p in c), key=lambda p: p.get_y())
@@ -447,21 +356,23 @@ def swap_rate_curve(
     better, per bin of the difference. ``bins`` is :meth:`pdeval.swap_rates`'s ``.bins``
     (``measure, [variants,] bin, lower, upper, swaps, count, rate``); empty bins are left out,
     variant keys become column facets, ``measures`` selects and orders the lines. ``threshold`` draws the 5% line that defines the
-    difference required.
+    difference required. The lines near 0 crowd, so each measure has its own dash pattern and
+    marker, and measures with identical rates (AP and infAP on complete judgments) are named
+    under the title.
     """
-    _require(bins, ["measure", "lower", "rate"], "swap_rate_curve")
-    order = _order(bins, measures)
+    require_columns(bins, ["measure", "lower", "rate"], "swap_rate_curve")
+    order = measure_order(bins, measures)
     data = bins[bins["rate"].notna() & bins["measure"].isin(order)].copy()
-    keys = _keys(data, ["bin", "lower", "upper", "swaps", "count", "rate"])
+    keys = variant_keys(data, ["bin", "lower", "upper", "swaps", "count", "rate"])
     col = None
     if keys:
-        data["variant"] = data[keys].astype(str).agg(lambda r: ", ".join(f"{k}={v}" for k, v in zip(keys, r)), axis=1)
+        data["variant"] = data[keys].apply(lambda row: variant_text(keys, row.tolist()), axis=1)
         col = "variant"
     data["percent"] = 100.0 * data["rate"]
     with sns.axes_style(STYLE):
         grid = sns.relplot(data=data, x="lower", y="percent", hue="measure", style="measure", kind="line",
-                           hue_order=order, style_order=order, palette=_palette(palette, order),
-                           markers=True, dashes=False, col=col, col_wrap=min(3, data[col].nunique()) if col else None,
+                           hue_order=order, style_order=order, palette=palette_for(palette, order),
+                           markers=True, dashes=True, col=col, col_wrap=min(3, data[col].nunique()) if col else None,
                            height=height, aspect=aspect)
     if col:
         grid.set_titles("{col_name}")
@@ -474,9 +385,11 @@ def swap_rate_curve(
         ax.set_xlabel("|difference of means| on topic set 1 (lower edge of bin"
                       + (f", width {width:g})" if width else ")"))
         ax.set_ylabel("swap rate (% of trials)")
-        _percent_axis(ax, "y")
+        percent_axis(ax, "y")
     grid.legend.set_title("measure")
-    grid.figure.suptitle("Swap rates between two disjoint topic sets (Voorhees & Buckley 2002)", y=1.0)
+    note = coinciding_note(coinciding(data, "lower", "percent", order, by=[col] if col else []))
+    grid.figure.suptitle("Swap rates between two disjoint topic sets (Voorhees & Buckley 2002)"
+                         + (f"\n({note})" if note else ""), y=1.0)
     grid.tight_layout()
     return grid
 
@@ -495,21 +408,21 @@ def topic_distributions(
     drawn horizontally so long run names stay readable. If the frame has variant columns
     (``level``...), select one variant or pass the column as ``hue``.
     """
-    _require(result, ["run", "query_id", "measure", "value"], "topic_distributions")
+    require_columns(result, ["run", "query_id", "measure", "value"], "topic_distributions")
     data = result[result["measure"] == measure]
     if data.empty:
         raise SchemaError(f"topic_distributions: measure {measure!r} is not in the result; it has {sorted(pd.unique(result['measure']))}")
-    others = [k for k in _keys(data, ["run", "query_id"]) if k != hue and data[k].nunique() > 1]
+    others = [k for k in variant_keys(data, ["run", "query_id"]) if k != hue and data[k].nunique() > 1]
     if others:
         raise SchemaError(f"topic_distributions: the result has several variants in {others}; select one or pass hue=")
-    data = data.assign(label=data["run"].map(_wrap))
+    data = data.assign(label=data["run"].map(wrap_label))
     order = list(data.groupby("label", observed=True)["value"].mean().sort_values(ascending=False).index)
     lines = sum(label.count("\n") + 1 for label in order)
     n_hue = data[hue].nunique() if hue else 1
     with sns.axes_style(STYLE):
         fig, ax = plt.subplots(figsize=(9.0, max(3.5, 0.2 * lines + 0.3 * len(order) * n_hue + 1.2)))
         sns.boxplot(data=data, y="label", x="value", hue=hue, order=order, orient="h", ax=ax,
-                    showfliers=not points, color=None if hue else _palette(palette, [measure])[measure],
+                    showfliers=not points, color=None if hue else palette_for(palette, [measure])[measure],
                     linewidth=0.9, saturation=1.0, boxprops={"alpha": 0.6},
                     showmeans=True, meanprops={"marker": "D", "markerfacecolor": "black",
                                                "markeredgecolor": "black", "markersize": 4})
@@ -523,111 +436,5 @@ def topic_distributions(
     ax.set_title(f"Per-topic {measure} of each run ({topics} topics)")
     if hue:
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), title=hue)
-    fig.tight_layout()
-    return fig
-
-
-def significance_matrix(
-    pairs: pd.DataFrame,
-    measure: Optional[str] = None,
-    *,
-    letters: bool = True,
-    title: Optional[str] = None,
-) -> Figure:
-    """Pairwise significance of all run pairs as a matrix, runs ordered by mean (best first).
-
-    ``pairs``: the output of :func:`pdeval.tukey_hsd` (or :func:`pdeval.compare` without a
-    baseline) for one (measure, variant) group (``measure`` selects one). Cell [row, column]
-    is green when the row run is significantly better than the column run, red when it is
-    significantly worse, grey otherwise. With ``letters`` the run labels carry the compact
-    letter display (:func:`pdeval.analysis.statistics.letters.compact_letter_display`) when the
-    pattern allows one.
-    """
-    from matplotlib.colors import ListedColormap
-
-    from pdeval.errors import PdevalError
-    from pdeval.analysis.statistics.letters import letters_for, pair_groups
-
-    groups = list(pair_groups(pairs, measure))
-    if len(groups) != 1:
-        raise SchemaError(
-            f"significance_matrix draws one (measure, variant) group; the pairs hold {len(groups)}: "
-            f"{[g[0] for g in groups][:5]}. Select one (measure=..., or filter the variant rows)."
-        )
-    keys, runs, means, significant = groups[0]
-    m = len(runs)
-    cells = np.where(significant, np.where(np.arange(m)[:, None] < np.arange(m)[None, :], 2, 0), 1)
-    np.fill_diagonal(cells, 1)
-    labels = [_wrap(r, 28) for r in runs]
-    if letters:
-        try:
-            labels = [f"{label} [{code}]" for label, code in zip(labels, letters_for(significant))]
-        except PdevalError:
-            pass
-    size = min(24.0, max(5.0, 0.22 * m + 3.0))
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
-    cmap = ListedColormap(["#c0392b", "#e5e5e5", "#27ae60"])
-    ax.imshow(cells, cmap=cmap, vmin=0, vmax=2, interpolation="nearest")
-    fontsize = max(4.0, min(9.0, 400.0 / max(m, 1)))
-    ax.set_xticks(range(m))
-    ax.set_yticks(range(m))
-    ax.set_xticklabels([str(i + 1) for i in range(m)], fontsize=fontsize)
-    ax.set_yticklabels([f"{i + 1}. {label}" for i, label in enumerate(labels)], fontsize=fontsize)
-    ax.set_xlabel("run (rank by mean)")
-    from matplotlib.patches import Patch
-
-    ax.legend(
-        handles=[Patch(color="#27ae60", label="row significantly better"),
-                 Patch(color="#c0392b", label="row significantly worse"),
-                 Patch(color="#e5e5e5", label="not significant")],
-        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
-    )
-    where = ", ".join(f"{k}={v}" for k, v in keys.items())
-    share = significant[np.triu_indices(m, 1)].mean() if m > 1 else float("nan")
-    ax.set_title(title or f"Significantly different run pairs ({where}): {share:.0%} of {m * (m - 1) // 2}")
-    fig.tight_layout()
-    return fig
-
-
-def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
-    """Each run's mean ``measure`` (today's value, ●) with the interval [mean low, mean high]
-    it could move in if the unjudged documents it retrieved were relevant; runs sorted by
-    mean, best on top. A run whose interval reaches past the next run's mean could overtake
-    it. ``bounds`` is a frame of :func:`pdeval.evaluation.bounds` (per topic or summarised); ``top``
-    keeps the best ``top`` runs.
-    """
-    if "query_id" in bounds.columns:
-        from pdeval.evaluation.bounds import summarize_bounds
-
-        bounds = summarize_bounds(bounds)
-    else:
-        bounds = bounds.rename(columns={"low": "value"})
-    _require(bounds, ["run", "measure", "value", "high"], "bound_intervals")
-    data = bounds[bounds["measure"] == measure]
-    if data.empty:
-        raise SchemaError(f"bound_intervals: measure {measure!r} is not in the frame; it has {sorted(pd.unique(bounds['measure']))}")
-    others = [k for k in _keys(data, ["run", "high", "residual"]) if data[k].nunique() > 1]
-    if others:
-        raise SchemaError(f"bound_intervals: the frame has several variants in {others}; select one")
-    data = data.sort_values("value", ascending=False)
-    if top is not None:
-        data = data.head(top)
-    labels = [_wrap(r) for r in data["run"]]
-    lines = sum(label.count("\n") + 1 for label in labels)
-    with sns.axes_style(STYLE):
-        fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
-        y = np.arange(len(data))
-        low, high = data["value"].to_numpy(), data["high"].to_numpy()
-        ax.hlines(y, np.minimum(low, high), np.maximum(low, high), color="#1f78b4", linewidth=2.5, alpha=0.6,
-                  label="[low, high]: unjudged as nonrelevant / as relevant")
-        ax.plot(low, y, "o", color="black", markersize=4, label="mean (unjudged as the measure treats them)")
-        ax.set_yticks(y)
-        ax.set_yticklabels(labels)
-        ax.invert_yaxis()
-    ax.set_xlabel(f"mean {measure}")
-    ax.set_ylabel("run (sorted by mean)")
-    ax.grid(axis="x", alpha=0.4)
-    ax.set_title(f"{measure}: how far unjudged documents could move each run")
-    ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return fig
