@@ -104,7 +104,54 @@ def sync_notebooks(source_dir: Path) -> Path:
             continue
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, copy)
+    index = Path("index.md")
     for copy in list(target.rglob("*")):
-        if copy.is_file() and copy.relative_to(target) not in wanted:
+        if copy.is_file() and copy.relative_to(target) not in wanted | {index}:
             copy.unlink()
+    text = notebooks_page(origin)
+    if not (target / index).exists() or (target / index).read_text(encoding="utf-8") != text:
+        (target / index).write_text(text, encoding="utf-8")
     return target
+
+
+def notebook_title(path: Path) -> str:
+    """The first level-1 heading of a notebook's markdown cells, else its file name."""
+    import json
+
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip().replace("<", "").replace(">", "")  # toctree title syntax
+    return path.stem
+
+
+def notebooks_page(origin: Path) -> str:
+    """``notebooks/index.md``: the reproductions table, each notebook by its title, and the copies
+    run on other collections (``collections/NAME.COLLECTION.ipynb``) by name and collection."""
+    own = sorted(origin.glob("*.ipynb"))
+    copies = sorted((origin / "collections").glob("*.ipynb"))
+    lines = [
+        "# Notebooks",
+        "",
+        "The notebooks of `notebooks/`, shown with the outputs they were committed with (they are",
+        "not re-run to build this site; `make notebooks` re-runs them). The copies under",
+        "`notebooks/collections/` run a notebook on another collection: their outputs are that",
+        "collection's, their text was written for the notebook's own run.",
+        "",
+        "```{toctree}",
+        ":maxdepth: 1",
+        "",
+        "REPRODUCTIONS",
+        *[f"{notebook_title(path)} <{path.stem}>" for path in own],
+        "```",
+        "",
+        "```{toctree}",
+        ":maxdepth: 1",
+        ":caption: On other collections",
+        "",
+        *[f"{path.stem.split('.', 1)[0]} on {path.stem.split('.', 1)[-1]} <collections/{path.stem}>" for path in copies],
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
