@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test bench bench-dask notebooks clean
+.PHONY: demo test docs bench bench-dask notebooks clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
+# the documentation, warnings as errors; notebooks are shown with their committed outputs
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python bench/run.py
@@ -30,4 +35,4 @@ notebooks: $(STAMP)
 	$(BIN)/python scripts/run_notebooks.py
 
 clean:
-	rm -rf $(VENV) report
+	rm -rf $(VENV) report docs/_build docs/api docs/notebooks

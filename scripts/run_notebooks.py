@@ -127,7 +127,8 @@ def label_copy(nb: nbformat.NotebookNode, stem: str, collection: str, verdicts: 
 
 def write_summary() -> Path:
     """``notebooks/REPRODUCTIONS.md``: per notebook and collection, the tally of its verdicts; the
-    same table goes into the README between its ``reproductions`` markers."""
+    same table goes into the docs' reproductions page (and the README, if it has the markers)
+    between the ``reproductions`` markers."""
     sys.path.insert(0, str(NOTEBOOKS))
     import pandas as pd
     from support import tally
@@ -148,14 +149,14 @@ def write_summary() -> Path:
                      f"{counts['reproduced']} | {counts['partly']} | {counts['not']} |")
     path = NOTEBOOKS / "REPRODUCTIONS.md"
     path.write_text("\n".join(lines) + "\n")
-    readme = REPO / "README.md"
     start, end = "<!-- reproductions:start -->", "<!-- reproductions:end -->"
-    text = readme.read_text()
-    if start in text and end in text:
-        table = [line.replace("](", "](notebooks/") if line.startswith("| ") and "](" in line else line
-                 for line in lines[lines.index("| paper | notebook | collection | findings | reproduced | partly | not |"):]]
-        head, rest = text.split(start, 1)
-        readme.write_text(head + start + "\n" + "\n".join(table) + "\n" + end + rest.split(end, 1)[1])
+    for page, prefix in ((REPO / "README.md", "notebooks/"), (REPO / "docs" / "guide" / "reproductions.md", "../notebooks/")):
+        text = page.read_text()
+        if start in text and end in text:
+            table = [line.replace("](", "](" + prefix) if line.startswith("| ") and "](" in line else line
+                     for line in lines[lines.index("| paper | notebook | collection | findings | reproduced | partly | not |"):]]
+            head, rest = text.split(start, 1)
+            page.write_text(head + start + "\n" + "\n".join(table) + "\n" + end + rest.split(end, 1)[1])
     return path
 
 

@@ -230,9 +230,11 @@ def test_readme_command_lines_parse():
 
     readme = (DATA.parents[2] / "README.md").read_text()
     section = readme.split("## Command line")[1].split("\n## ")[0]
-    commands = [line.split("#")[0] for block in re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    guide = (DATA.parents[2] / "docs" / "guide" / "cli.md").read_text()  # the command line in full
+    commands = [line.split("#")[0] for text in (section, guide)
+                for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
                 for line in block.splitlines() if line.startswith("pdeval ")]
-    assert len(commands) >= 4
+    assert len(commands) >= 8
     for command in commands:
         _parse_args(shlex.split(command)[1:])  # raises on a form the command does not take
 

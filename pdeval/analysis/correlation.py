@@ -444,7 +444,7 @@ def rank_correlation(
     the number of systems each statistic was computed on.
 
     ``alpha`` adds the normal test of tau (:func:`tau_significance`, Sakai 2007) to the
-    ``tau_a`` / ``tau_b`` rows: columns ``p_value``, ``critical`` (the critical |tau|) and
+    ``tau_a`` / ``tau_b`` rows: columns ``p_value``, ``critical`` (the critical ``|tau|``) and
     ``significant``; NaN (and False) for the other methods.
 
     Returns a tidy frame, one row per (measure, by..., method), with columns ``measure``,

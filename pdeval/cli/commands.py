@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     ms = _subparser(commands, "measures", help="list the measures and how each treats unjudged documents",
                     description="List the measures, one a line; give names for the details of each.")
     ms.add_argument("names", nargs="*", metavar="MEASURE", help="measures to describe in full (default: list all)")
-    ms.add_argument("--markdown", action="store_true", help="print the README's measure table")
+    ms.add_argument("--markdown", action="store_true", help="print the measure table of the docs (docs/guide/measures.md)")
 
     rep = _subparser(commands, "report", help="run the whole robustness study and write a report",
                      description="Run the robustness study (reduced judgments, pools, rank correlations, "
@@ -343,7 +343,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def measure_table_markdown() -> str:
-    """The README's table of measures, generated from the registry."""
+    """The table of measures of the docs (docs/guide/measures.md), generated from the registry."""
     from pdeval.measures import available
 
     table = available()

@@ -1,6 +1,6 @@
 """Evaluate run frames against qrels frames: one sort, one join, numpy kernels.
 
-The engine works in three steps (see the README, "Architecture"):
+The engine works in three steps (see the docs, guide/architecture.md):
 
 1. **Judgments** (:class:`JudgmentIndex`): the qrels' (topic, document) pairs get integer
    codes; a matrix ``variant x pair`` holds every qrels variant's judgment of each pair

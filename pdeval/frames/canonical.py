@@ -1,6 +1,6 @@
 """Canonical frame columns, alias renaming, validation and frame-kind detection.
 
-pdeval works on three kinds of long-format frames (see the README, "Frames"):
+pdeval works on three kinds of long-format frames (see the docs, guide/frames.md):
 
 ======  ==========================================  ============================================
 kind    required columns                            optional columns

@@ -808,7 +808,7 @@ def read_run(
     run_from: Literal["file", "tag"] = "file",
     engine: Literal["auto", "python"] = "auto",
 ) -> pd.DataFrame:
-    """Read TREC run files into a run frame.
+    r"""Read TREC run files into a run frame.
 
     Parameters
     ----------
