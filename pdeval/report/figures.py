@@ -24,7 +24,9 @@ that shows measures takes ``palette`` (measure -> colour, see :func:`measure_pal
 the same one to every figure of a study and each measure keeps one colour throughout (the
 default gives colours in the order the measures appear). Axes in percent stay within 0-100. No function
 changes global matplotlib or seaborn state (styles are applied in a context), and none
-selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``).
+selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``). Left as
+the last expression of a notebook cell, the returned object shows as its figure, once
+(:mod:`pdeval.report.display`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from matplotlib.figure import Figure
 
 from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error, system_means
 from pdeval.errors import SchemaError
+from pdeval.report.display import notebook_figure
 
 __all__ = [
     "measure_palette",
@@ -631,3 +634,8 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return fig
+
+
+# notebooks show the returned grid or figure once, as a figure (no FacetGrid text line)
+for _name in __all__[1:]:
+    globals()[_name] = notebook_figure(globals()[_name])
