@@ -110,3 +110,15 @@ def test_a_notebook_without_ipywidgets(tmp_path, monkeypatch):
     kept = [o for o in outputs[5] if o.output_type == "execute_result"]
     assert kept[0]["data"]["text/plain"] == "'FacetGrid'"
     assert sum("image/png" in o.get("data", {}) for o in outputs[5]) == 1  # drawn by the backend, once
+
+
+def test_no_bar_comes_from_tqdm_auto():
+    """tqdm.auto warns 'IProgress not found' in a notebook without ipywidgets: every bar
+    (downloads and the report's stages too) is made by pdeval.common.progress.bar_class."""
+    from tqdm.std import tqdm
+
+    from pdeval.common.progress import bar_class, in_notebook
+
+    assert not in_notebook() and bar_class() is tqdm
+    offenders = [p.relative_to(REPO) for p in (REPO / "pdeval").rglob("*.py") if "from tqdm.auto" in p.read_text(encoding="utf-8")]
+    assert offenders == []

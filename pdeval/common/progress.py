@@ -29,7 +29,7 @@ class _Task:
 
     def add(self, total: int, desc: str) -> Any:
         if self.bar is None:
-            self.bar = _bar_class()(total=total, desc=desc, leave=False)
+            self.bar = bar_class()(total=total, desc=desc, leave=False)
         else:
             self.bar.total += total
             self.bar.refresh()
@@ -51,8 +51,9 @@ def in_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
-def _bar_class() -> type:
-    """tqdm's widget bar in a notebook with ipywidgets, else its text bar (never tqdm.auto)."""
+def bar_class() -> type:
+    """tqdm's widget bar in a notebook with ipywidgets, else its text bar: the class every
+    pdeval bar is made of (``tqdm.auto`` warns ``IProgress not found`` without ipywidgets)."""
     if in_notebook():
         try:
             import ipywidgets  # noqa: F401  (tqdm.notebook needs it to draw)
@@ -85,7 +86,7 @@ def progress_bar(iterable: Iterable[T], *, enabled: bool, total: int, desc: str)
     task = _TASK.get()
     if task is not None:
         return _advance(iterable, task.add(total, desc))
-    return _bar_class()(iterable, total=total, desc=desc, leave=False)
+    return bar_class()(iterable, total=total, desc=desc, leave=False)
 
 
 def one_bar(function: F) -> F:
@@ -110,4 +111,4 @@ def one_bar(function: F) -> F:
     return call  # type: ignore[return-value]
 
 
-__all__ = ["in_notebook", "one_bar", "progress_bar"]
+__all__ = ["bar_class", "in_notebook", "one_bar", "progress_bar"]
