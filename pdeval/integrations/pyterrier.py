@@ -144,7 +144,11 @@ def experiment(
     qrels, measures
         Used to evaluate runs (:func:`pdeval.evaluate` with ``complete=True``, as
         ``pt.Experiment`` scores a topic a run lacks as 0; ``options`` go to evaluate). For a
-        result frame, ``measures`` selects measures.
+        result frame, ``measures`` selects measures. Scores are ordered at pdeval's default
+        precision (64 bits, as trec_eval 10); ``score_precision="float32"`` gives
+        ``pt.Experiment``'s numbers exactly (its ir_measures provider, pytrec_eval, rounds
+        scores to 32 bits; pdeval measures inside ``pt.Experiment`` do the same, see
+        :func:`pdeval.integrations.ir_measures.measure`).
     baseline
         The baseline run: its name, or its position in the order given (``baseline=0`` is
         the first run given, as in ``pt.Experiment``; not the alphabetically first).
