@@ -80,6 +80,7 @@ result = pdeval.evaluate(clef.runs, clef.qrels, {MEASURES!r})
     "figures.swap_rate_curve(swaps.bins)",  # a FacetGrid as the cell's value
     "result.ir.plot.topic_distributions('AP')",  # a Figure as the cell's value, through the accessor
     "grid = figures.swap_rate_curve(swaps.bins)\ntype(grid).__name__",  # kept: still a FacetGrid
+    "grid",  # shown again from its name: the figure once more, no text line
 ]
 
 
@@ -103,7 +104,7 @@ def test_a_notebook_without_ipywidgets(tmp_path, monkeypatch):
     assert "TqdmWarning" not in everything and "IProgress" not in everything
     assert _bar_starts(streams[1], "bootstrap") == 1  # three measures, one bar
     assert _bar_starts(streams[2], "swap trials") == 1
-    for cell in outputs[3:5]:  # each figure once, as an image, and no text repr of the grid
+    for cell in outputs[3:5] + outputs[6:]:  # each figure once, as an image, and no text repr of the grid
         images = [o for o in cell if "image/png" in o.get("data", {})]
         assert len(images) == 1, [o.output_type for o in cell]
         assert not any("FacetGrid" in str(o.get("data", {}).get("text/plain", "")) for o in cell)

@@ -22,9 +22,13 @@ def _display_once(shown: Any) -> None:
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    shown.__dict__.pop("_ipython_display_", None)  # the Figure itself displays as a figure
     figure = shown.figure if hasattr(shown, "axes_dict") else shown  # a FacetGrid, or a Figure
-    display(figure)
+    hook = figure.__dict__.pop("_ipython_display_", None)  # a Figure: drawn by IPython's own formatters
+    try:
+        display(figure)
+    finally:
+        if hook is not None:  # shown again later (the name in another cell): once again
+            figure._ipython_display_ = hook
     plt.close(figure)  # drawn: the inline backend must not draw it again at the end of the cell
 
 
