@@ -2,7 +2,7 @@
 
 >>> import dask.dataframe as dd
 >>> import pdeval.dask  # registers the ``ddf.ir`` accessor on dask DataFrames
->>> ddf = dd.read_parquet("runs/")                                    # doctest: +SKIP
+>>> ddf = dd.read_parquet("runs/")  # no set_index: see "Partitioning"  # doctest: +SKIP
 >>> result = pdeval.dask.evaluate_dask(ddf, qrels, ["AP", "nDCG@10"])  # doctest: +SKIP
 >>> result = ddf.ir.evaluate(qrels, ["AP", "nDCG@10"])                 # the same  # doctest: +SKIP
 >>> result.compute()                                                   # doctest: +SKIP
@@ -16,12 +16,23 @@ every worker when a ``distributed`` client is active (compute the result on that
 otherwise embedded once in the graph.
 
 Partitioning. A topic split over two partitions would be evaluated as two truncated lists,
-so the run must be partitioned by ``query_id``. ``partitioned=None`` (default) trusts a
-frame indexed by ``query_id`` with known divisions (``ddf.set_index("query_id")``) and
-otherwise shuffles it on ``query_id`` first (``ddf.shuffle(on="query_id")``: a full data
-exchange, costly for large data). ``partitioned=True`` skips the check and the shuffle when
-you know every topic lies in one partition, e.g. parquet files written topic block by topic
-block; ``partitioned=False`` always shuffles.
+so the run must be partitioned by ``query_id``. The recommended paths:
+
+* **Pass the run frame as it is** (``dd.read_parquet("runs/")``): :func:`evaluate_dask`
+  shuffles it on ``query_id`` by dask's task-based shuffle (``shuffle_method="tasks"``), which
+  needs no scheduler plugin, logs nothing and runs the same on the local schedulers and on a
+  ``distributed`` cluster.
+* **Files that already hold whole topics** (parquet files written topic block by topic
+  block, one ``dd.from_map`` call per block of topics): ``partitioned=True`` skips the
+  shuffle and its data exchange altogether.
+
+Avoid ``ddf.set_index("query_id")`` and ``ddf.shuffle(on="query_id")`` before the call on a
+``distributed`` cluster: with the installed Dask they run dask's peer-to-peer (``p2p``)
+shuffle, which has been reported to hang on ``distributed`` clusters (dask/distributed#8463)
+and logs two WARNING lines per shuffle (``Shuffle ... initialized by task ...``, ``...
+deactivated due to stimulus``). A frame already indexed by ``query_id`` with known
+divisions is trusted as is (``partitioned=None``, the default); ``partitioned=False``
+always shuffles.
 
 Collection-wide facts. A few measures use a fact of the whole qrels variant, not of one
 topic: the largest gain over all topics (``rpref_*``, ``npref``). Each partition therefore
@@ -155,6 +166,7 @@ def evaluate_dask(
     measures: Any,
     *,
     partitioned: Optional[bool] = None,
+    shuffle_method: str = "tasks",
     **options: Any,
 ) -> Any:
     """Evaluate a dask run frame partition by partition; returns a lazy dask DataFrame.
@@ -178,6 +190,11 @@ def evaluate_dask(
         else shuffle on ``query_id``. ``True``: every topic is known to lie within one
         partition (no shuffle, not checked). ``False``: always shuffle. ``complete=True`` is
         not supported on dask frames (it needs every topic at once).
+    shuffle_method : {'tasks', 'p2p', 'disk'}, default 'tasks'
+        How the run is shuffled on ``query_id`` when it must be (dask's ``shuffle_method``).
+        ``'tasks'`` works on every scheduler without logging; ``'p2p'`` (dask's default on a
+        ``distributed`` cluster) moves less data through the scheduler for very many
+        partitions, but logs two WARNING lines per shuffle and has been reported to hang.
     {engine_options}
 
     Returns
@@ -200,6 +217,8 @@ def evaluate_dask(
         )
     if partitioned not in (None, True, False):
         raise PdevalError(f"partitioned must be None, True or False, not {partitioned!r}")
+    if shuffle_method not in ("tasks", "p2p", "disk"):
+        raise PdevalError(f"shuffle_method must be 'tasks', 'p2p' or 'disk', not {shuffle_method!r}")
     holder = _QrelsByTopic(qrels, options.duplicates, options.variants)
     run, indexed_with_divisions = _canonical_dask(run)
     if "query_id" not in run.columns and run.index.name != "query_id":
@@ -207,7 +226,7 @@ def evaluate_dask(
     if partitioned is False or (partitioned is None and not indexed_with_divisions):
         if run.index.name == "query_id" and "query_id" not in run.columns:
             run = run.reset_index()
-        run = run.shuffle(on="query_id")
+        run = run.shuffle(on="query_id", shuffle_method=shuffle_method)
     meta = _meta(run, holder, measures, options)
     shared = dask.delayed(_broadcast(holder), traverse=False)
     function = functools.partial(_evaluate_partition, measures=measures, options=options, result_meta=meta)

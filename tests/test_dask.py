@@ -144,3 +144,53 @@ def test_pdeval_evaluate_dispatches_dask_frames():
     got = lazy.compute().sort_values(["run", "query_id", "measure"], ignore_index=True)
     expected = pdeval.evaluate(run, qrels, ["AP", "Bpref"]).sort_values(["run", "query_id", "measure"], ignore_index=True)
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+
+
+class _Records(list):
+    """A logging handler that keeps the messages it receives."""
+
+    level = 0
+
+    def handle(self, record):
+        self.append(record.getMessage())
+
+
+def _evaluate_logged(client, ddf, qrels, **options):
+    import logging
+
+    records = _Records()
+    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    logger.addHandler(records)
+    try:  # a bounded wait: the recommended path must not hang
+        got = client.compute(evaluate_dask(ddf, qrels, ["AP", "nDCG@10"], **options)).result(timeout=20)
+    finally:
+        logger.removeHandler(records)
+    return got, [m for m in records if m.startswith("Shuffle")]
+
+
+def test_recommended_path_on_a_local_cluster_is_quiet_and_exact():
+    """The module docstring's path on a two-worker LocalCluster: the run frame as read (no
+    set_index), shuffled by tasks, within 20 s, equal to pdeval.evaluate, and no shuffle lines
+    in the log (dask's p2p shuffle logs two per shuffle: the control)."""
+    import time
+
+    data = pdeval.datasets.load("clef2018")
+    runs = data.runs[data.runs["run"].isin(data.runs["run"].unique()[:4])]
+    expected = pdeval.evaluate(runs, data.qrels, ["AP", "nDCG@10"])
+    started = time.perf_counter()
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
+        with distributed.Client(cluster) as c:
+            ddf = dd.from_pandas(runs, npartitions=4)  # topics straddle partitions
+            got, lines = _evaluate_logged(c, ddf, data.qrels)
+            _same(got, expected)
+            assert lines == []
+            topics = sorted(runs["query_id"].unique())  # whole topics per partition: no shuffle at all
+            blocks = dd.from_map(lambda chosen: runs[runs["query_id"].isin(chosen)], [topics[i::3] for i in range(3)])
+            got, lines = _evaluate_logged(c, blocks, data.qrels, partitioned=True)
+            _same(got, expected)
+            assert lines == []
+            _, lines = _evaluate_logged(c, ddf, data.qrels, shuffle_method="p2p")
+            assert len(lines) >= 1  # the control: the same log catches p2p's lines
+    assert time.perf_counter() - started < 20
+    with pytest.raises(PdevalError, match="shuffle_method"):
+        evaluate_dask(dd.from_pandas(runs, npartitions=2), data.qrels, ["AP"], shuffle_method="fast")

@@ -83,7 +83,7 @@ def test_same_values_through_either_entry_point(run, graded):
     trimmed = run.drop(columns=["run", "rank"])
     pairs = [(AP@10, "AP@10"), (nDCG(judged_only=True)@10, "nDCG'@10"), (Bpref(rel=2), "Bpref(rel=2)"), (infAP, "infAP")]
     native = ir_measures.calc_aggregate([m for m, _ in pairs], graded, trimmed)
-    wrapped = {s: pm.measure(s, score_precision="float32") for _, s in pairs}
+    wrapped = {s: pm.measure(s) for _, s in pairs}  # 32-bit score order by default, as pytrec_eval
     through = ir_measures.calc_aggregate(list(wrapped.values()), graded, trimmed)
     for measure, string in pairs:
         assert through[wrapped[string]] == pytest.approx(native[measure], abs=1e-12)
@@ -109,3 +109,17 @@ def test_names_never_merge_with_ir_measures_own():
     assert repr(mine) == "pdeval.AP@10" and mine != AP@10
     assert repr(pm.measure("bpref_R", name="bpref-R")) == "bpref-R"
     assert str(pdeval.parse_measure(mine)) == "AP@10"  # back to pdeval
+
+
+def test_one_precision_beside_pytrec_eval():
+    """Scores that tie only at 32 bits: in one calc_aggregate, pdeval's measure and ir_measures'
+    (pytrec_eval) give the same number by default; score_precision="float64" is pdeval's own order."""
+    docs = [f"d{i}" for i in range(8)]
+    run = pd.DataFrame({"query_id": "1", "doc_id": docs, "score": [5.0 - i // 2 + 1e-9 * (i % 2 == 0) for i in range(8)]})
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": docs, "relevance": [2, 0, 0, 1, 1, 0, 0, 2]})
+    ours, wide = pm.measure("nDCG@5"), pm.measure("nDCG@5", score_precision="float64")
+    values = ir_measures.calc_aggregate([nDCG@5, ours, wide], qrels, run)
+    assert values[ours] == values[nDCG@5]
+    assert values[wide] == pytest.approx(pdeval.evaluate(run, qrels, "nDCG@5")["value"].iloc[0], abs=1e-15)
+    assert values[wide] != pytest.approx(values[nDCG@5], abs=1e-6)
+    assert repr(wide) == "pdeval.nDCG@5[score_precision=float64]"  # not merged with `ours` by name

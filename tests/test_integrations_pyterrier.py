@@ -148,3 +148,71 @@ def test_unknown_test_or_correction_is_refused_even_without_a_baseline():
         pdeval.experiment(result, None, ["AP"], test="bogus")
     with pytest.raises(pdeval.errors.PdevalError, match="correction must be"):
         pdeval.experiment(result, None, ["AP"], baseline="a", correction="sidak")
+
+
+def test_baseline_is_the_first_run_given_in_the_order_given(clef):
+    """pdeval.experiment(baseline=0) against pt.Experiment on runs given in a non-alphabetical
+    order: the same rows in the same order, compared with the same (first given) baseline."""
+    pt = pytest.importorskip("pyterrier")
+    runs, qrels, names = clef
+    order = [names[2], names[0], names[3], names[1]]
+    assert order != sorted(order)
+    frames, topics, judged = _pyterrier_frames(runs, qrels, order)
+    frames = [f.drop(columns="docid") for f in frames]
+    metrics = [ir_measures.AP@10, ir_measures.P@5]
+    table = pt.Experiment(frames, topics, judged, eval_metrics=metrics, names=order, baseline=0, correction="holm")
+    own = [runs[runs["run"] == name] for name in order]
+    listed = pdeval.experiment(own, qrels, ["AP@10", "P@5"], baseline=0, correction="holm", score_precision="float32")
+    assert listed["name"].tolist() == order == table["name"].tolist()
+    assert np.isnan(listed.loc[0, "AP@10 p-value"])  # the first given is the baseline
+    for column in listed.columns[1:]:
+        assert np.allclose(table[column].astype(float), listed[column].astype(float), rtol=1e-12, atol=0, equal_nan=True), column
+    # names= renames in the order given; a dict is named by its keys, in its order
+    aliases = ["zeta", "alpha", "mu", "beta"]
+    renamed = pdeval.experiment(own, qrels, ["AP@10", "P@5"], baseline=0, correction="holm", names=aliases, score_precision="float32")
+    assert renamed["name"].tolist() == aliases
+    pd.testing.assert_frame_equal(renamed.drop(columns="name"), listed.drop(columns="name"))
+    by_dict = pdeval.experiment(dict(zip(aliases, own)), qrels, ["AP@10", "P@5"], baseline="zeta", correction="holm", score_precision="float32")
+    pd.testing.assert_frame_equal(by_dict, renamed)
+    # one frame holding the runs: the order in which they first appear, not sorted
+    mixed = pd.concat(own, ignore_index=True)
+    one_frame = pdeval.experiment(mixed, qrels, ["AP@10", "P@5"], baseline=0, correction="holm", score_precision="float32")
+    pd.testing.assert_frame_equal(one_frame, listed)
+    tidy = pdeval.experiment(mixed, qrels, ["AP@10"], baseline=1, wide=False)
+    assert tidy["run"].tolist() == order and np.isnan(tidy.loc[1, "p_value"])
+
+
+def _tied_at_float32():
+    """Two fully judged top 10s whose scores differ only below float32 precision, so that
+    64-bit and 32-bit orderings differ (trec_eval breaks ties by docno, descending)."""
+    rows, qrels = [], []
+    for topic, labels in (("1", [0, 2, 1, 0, 0, 1, 2, 0, 0, 1, 0, 0]), ("2", [1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 2, 1])):
+        for rank, label in enumerate(labels):
+            doc = f"d{rank:02d}"  # ascending names: a float32 tie puts the later name first
+            rows.append((topic, doc, 10.0 - rank // 2 + 1e-9 * (rank % 2 == 0)))
+            qrels.append((topic, doc, label))
+    run = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    return run, pd.DataFrame(qrels, columns=["qid", "docno", "label"])
+
+
+def test_pt_experiment_gives_one_number_per_measure_across_providers():
+    """pdeval measures beside ir_measures' (pytrec_eval) in one pt.Experiment table: the same
+    measure gives the same number, because inside ir_measures pdeval orders scores at
+    pytrec_eval's 32-bit precision by default."""
+    pt = pytest.importorskip("pyterrier")
+    run, judged = _tied_at_float32()
+    exact = pdeval.evaluate(run, judged, "nDCG@10", score_precision="float64")["value"].mean()
+    rounded = pdeval.evaluate(run, judged, "nDCG@10", score_precision="float32")["value"].mean()
+    assert exact != pytest.approx(rounded, abs=1e-6)  # the case separates the two precisions
+    topics = pd.DataFrame({"qid": ["1", "2"], "query": "a query text"})
+    metrics = [ir_measures.nDCG@10, pm.measure("nDCG@10"), pm.measure("nDCG'@10"), ir_measures.P@5, pm.measure("P@5")]
+    table = pt.Experiment([run], topics, judged, eval_metrics=metrics, names=["r"])
+    row = table.iloc[0]
+    assert row["nDCG@10"] == pytest.approx(rounded, abs=1e-12)
+    assert row["pdeval.nDCG@10"] == row["nDCG@10"] and row["nDCG'@10"] == row["nDCG@10"]  # fully judged top 10
+    assert row["pdeval.P@5"] == row["P@5"]
+    # the option to change it: pdeval's own (and trec_eval 10's) 64-bit order
+    wide = pt.Experiment([run], topics, judged, eval_metrics=[pm.measure("nDCG@10", score_precision="float64")], names=["r"])
+    assert wide.iloc[0]["pdeval.nDCG@10[score_precision=float64]"] == pytest.approx(exact, abs=1e-12)
+    with pytest.raises(pdeval.errors.PdevalError, match="score_precision"):
+        pm.measure("AP", score_precision="float16")

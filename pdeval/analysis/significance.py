@@ -33,7 +33,7 @@ from pdeval.analysis.correlation import split_keys
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_result
 from pdeval.common.options import check_choice
-from pdeval.common.progress import progress_bar
+from pdeval.common.progress import one_bar, progress_bar
 
 __all__ = [
     "ScoreMatrix",
@@ -317,6 +317,7 @@ class SwapRates:
         return {"bins": self.bins, "summary": self.summary}
 
 
+@one_bar  # one progress bar per call, not one per measure
 def swap_rates(
     result: pd.DataFrame,
     measure: Union[None, str, Sequence[str]] = None,
@@ -594,6 +595,7 @@ class DiscriminativePower:
         return {"pairs": self.pairs, "summary": self.summary}
 
 
+@one_bar  # one progress bar per call, not one per measure
 def discriminative_power(
     result: pd.DataFrame,
     *,
@@ -774,6 +776,7 @@ def _oversensitivity_note(test: str, n: int, large_topics: Optional[int]) -> str
     )
 
 
+@one_bar  # one progress bar per call, not one per measure
 def compare(
     result: pd.DataFrame,
     *,

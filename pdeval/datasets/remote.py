@@ -186,7 +186,9 @@ def fetch(
     missing = [e for e in entries if not (root / e.local_path).exists()]
     if missing:
         _make_folder(root)  # before any download
-        from tqdm.auto import tqdm
+        from pdeval.common.progress import bar_class
+
+        tqdm = bar_class()
 
         with tqdm(total=sum(e.size for e in missing), unit="B", unit_scale=True,
                   desc=f"downloading {name}", disable=not progress, leave=False) as bar:

@@ -5,7 +5,8 @@ anything that is not a pandas DataFrame):
 
 * pyarrow Tables and RecordBatches, Polars DataFrames and LazyFrames (:func:`to_pandas`):
   string columns stay Arrow-backed, so the engine reads their buffers without a copy;
-* ranx ``Run`` and ``Qrels`` (:func:`from_ranx`);
+* ranx ``Run`` and ``Qrels``, and the dict ``{name: Run}`` (or list of ``Run``) of a
+  multi-run ranx workflow (:func:`from_ranx`);
 * iterables of named-tuple records such as ir_datasets' ``TrecQrel``, ``TrecPrel``,
   ``GenericScoredDoc`` or ir_measures' ``Qrel``/``ScoredDoc`` (:func:`records_to_frame`):
   the record fields become columns; ``TrecPrel``'s inclusion probability ``iprob`` becomes
@@ -33,8 +34,8 @@ def to_frame(obj: Any) -> pd.DataFrame:
     """A pandas DataFrame holding what ``obj`` holds, with the peer's column names.
 
     Accepted: pandas DataFrames (returned as they are), pyarrow Tables and RecordBatches,
-    Polars DataFrames and LazyFrames (:func:`to_pandas`), ranx ``Run`` and ``Qrels``
-    (:func:`from_ranx`), and iterables of records such as ir_datasets' ``TrecQrel``,
+    Polars DataFrames and LazyFrames (:func:`to_pandas`), ranx ``Run`` and ``Qrels`` and
+    dicts (or lists) of ranx runs (:func:`from_ranx`), and iterables of records such as ir_datasets' ``TrecQrel``,
     ``TrecPrel``, ``GenericScoredDoc`` or ir_measures' ``Qrel``/``ScoredDoc``
     (:func:`records_to_frame`). Anything else raises
     :class:`~pdeval.errors.SchemaError`.
@@ -44,7 +45,7 @@ def to_frame(obj: Any) -> pd.DataFrame:
     module = _module_of(obj)
     if module in ("pyarrow", "polars"):
         return to_pandas(obj)
-    if module == "ranx":
+    if module == "ranx" or _ranx_runs(obj):
         return from_ranx(obj)
     if isinstance(obj, (str, bytes, dict, pd.Series)) or not hasattr(obj, "__iter__"):
         raise SchemaError(
@@ -94,22 +95,58 @@ def _rows(nested: Any) -> tuple[list, list, list]:
     return queries, docs, values
 
 
+def _ranx_runs(obj: Any) -> bool:
+    """True for a non-empty dict or list whose values are all ranx ``Run`` objects."""
+    items = list(obj.values()) if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else None
+    return bool(items) and all(_module_of(item) == "ranx" and type(item).__name__ == "Run" for item in items)
+
+
+def _run_frame(run: Any, name: Any) -> pd.DataFrame:
+    queries, docs, scores = _rows(run.to_dict())
+    return pd.DataFrame(
+        {
+            "run": pd.Series([str(name)] * len(queries), dtype=str),
+            "query_id": pd.Series(queries, dtype=str),
+            "doc_id": pd.Series(docs, dtype=str),
+            "score": np.asarray(scores, dtype=np.float64),
+        }
+    )
+
+
 def from_ranx(obj: Any) -> pd.DataFrame:
-    """A ranx ``Run`` as a run frame (``run``, ``query_id``, ``doc_id``, ``score``; the run
-    is named by ``Run.name``, ``"run"`` when it has none) or a ranx ``Qrels`` as a qrels
-    frame (``query_id``, ``doc_id``, ``relevance``)."""
+    """ranx objects as pdeval frames.
+
+    Parameters
+    ----------
+    obj : ranx.Run, ranx.Qrels, dict of str to ranx.Run, or list of ranx.Run
+        A ``Run`` becomes a run frame (``run``, ``query_id``, ``doc_id``, ``score``; the run
+        is named by ``Run.name``, ``"run"`` when it has none). A dict ``{name: Run}`` -- what a
+        multi-run ranx workflow holds, and what :func:`pdeval.to_ranx` returns for several
+        runs -- becomes one run frame holding every run, each named by its key (in the dict's
+        order); a list of runs is named by each ``Run.name``. A ``Qrels`` becomes a qrels frame
+        (``query_id``, ``doc_id``, ``relevance``). Ids become pandas strings (pandas 3's
+        ``str`` dtype), scores float64, relevance int64.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    SchemaError
+        Anything else, or runs of a list whose names repeat.
+    """
     import ranx
 
     if isinstance(obj, ranx.Run):
-        queries, docs, scores = _rows(obj.to_dict())
-        return pd.DataFrame(
-            {
-                "run": obj.name if obj.name is not None else "run",
-                "query_id": pd.Series(queries, dtype=str),
-                "doc_id": pd.Series(docs, dtype=str),
-                "score": np.asarray(scores, dtype=np.float64),
-            }
-        )
+        return _run_frame(obj, obj.name if obj.name is not None else "run")
+    if _ranx_runs(obj):
+        named = obj.items() if isinstance(obj, dict) else [(r.name if r.name is not None else "run", r) for r in obj]
+        names = [str(name) for name, _ in named]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise SchemaError(f"the ranx runs repeat the name(s) {repeated}: pass a dict {{name: Run}} to name them apart")
+        return pd.concat([_run_frame(run, name) for name, run in named], ignore_index=True)
     if isinstance(obj, ranx.Qrels):
         queries, docs, levels = _rows(obj.to_dict())
         return pd.DataFrame(
@@ -119,7 +156,7 @@ def from_ranx(obj: Any) -> pd.DataFrame:
                 "relevance": np.asarray(levels, dtype=np.int64),
             }
         )
-    raise SchemaError(f"expected a ranx Run or Qrels, got {type(obj).__name__}")
+    raise SchemaError(f"expected a ranx Run or Qrels, or a dict {{name: Run}}, got {type(obj).__name__}")
 
 
 #: record field -> pdeval column; None drops the field

@@ -11,7 +11,11 @@ PyTerrier's ``pt.Experiment(eval_metrics=[...])``::
 
 The values are pdeval's: the whole run and qrels go to :func:`pdeval.evaluate` once, with
 ``complete=True`` because ir_measures averages over every qrels topic (a topic the run
-lacks is an empty ranking). A measure is named by its canonical pdeval string; when
+lacks is an empty ranking), and with ``score_precision="float32"``: ties are ordered at the
+precision of ir_measures' default provider (pytrec_eval), so that a pdeval measure and the
+ir_measures measure beside it give the same number for the same measure in one
+``calc_aggregate`` or ``pt.Experiment`` table (``measure(..., score_precision="float64")``
+orders by the scores as given, as :func:`pdeval.evaluate` does). A measure is named by its canonical pdeval string; when
 ir_measures has a measure of the same name (``AP``, ``P@10`` ...), by ``pdeval.`` and that
 string, since ir_measures identifies measures by name and would otherwise merge the two.
 
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Union
 
-from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.engine.options import EngineOptions, ScorePrecision, takes_engine_options
 from pdeval.measures import Measure, parse
 from pdeval.measures.foreign import EQUIVALENTS, ir_measure_text, is_ir_measure
 
@@ -36,6 +40,10 @@ def measure_string(obj: Any) -> str:
     """The canonical pdeval measure string of an ir_measures measure object
     (:func:`pdeval.measures.foreign.ir_measure_text`, then parsed)."""
     return str(parse(ir_measure_text(obj)))
+
+
+#: the options :func:`measure` sets for ir_measures, not shown in its names
+_DEFAULTS = {"complete": True, "score_precision": "float32"}
 
 
 def _ir_measures_knows(name: str) -> bool:
@@ -49,7 +57,14 @@ def _ir_measures_knows(name: str) -> bool:
 
 
 @takes_engine_options
-def measure(spec: Union[str, Measure], *, name: str = None, complete: bool = True, **options: Any):
+def measure(
+    spec: Union[str, Measure],
+    *,
+    name: str = None,
+    score_precision: ScorePrecision = "float32",
+    complete: bool = True,
+    **options: Any,
+):
     """A pdeval measure as an ir_measures measure (``ir_measures.define``).
 
     Parameters
@@ -58,25 +73,32 @@ def measure(spec: Union[str, Measure], *, name: str = None, complete: bool = Tru
         A pdeval measure string or :class:`~pdeval.measures.Measure` (``"bpref_R"``,
         ``"RankEff"``, ``"infAP(c=1.5)"``, ``"nDCG'@10"``); the cutoff belongs in the string.
     name : str, optional
-        The name ir_measures and PyTerrier show (default: the canonical pdeval string, prefixed
-        by ``pdeval.`` when ir_measures has a measure of that name).
+        The name ir_measures and PyTerrier show. Default: the canonical string, prefixed by
+        ``pdeval.`` when ir_measures has a measure of that name, and followed by the options
+        given here that change values (``pdeval.nDCG@10[score_precision=float64]``), since
+        ir_measures treats measures of the same name as one.
+    score_precision : {'float32', 'float64'}, default 'float32'
+        The precision at which scores are compared when ordering each ranking. Inside
+        ir_measures (and so in ``pt.Experiment``) the default is ``'float32'``, the precision
+        of ir_measures' default provider, pytrec_eval (the pytrec-eval-terrier wheel rounds
+        scores to 32-bit floats before sorting): the same measure then gives the same number
+        whether ir_measures or pdeval computes it, in one table. ``'float64'`` orders by the
+        scores as given, as :func:`pdeval.evaluate` does by default (and trec_eval 10).
     complete : bool, default True
-        trec_eval ``-c``, on by default because ir_measures averages over every qrels topic (a
-        topic the run lacks is an empty ranking).
+        Every qrels topic is evaluated (a topic the run lacks is an empty ranking), as
+        ir_measures averages over every qrels topic.
     {engine_options}
 
     Returns
     -------
-    ir_measures measure
-        The measure; its values are those of :func:`pdeval.evaluate` with these options
-        (``score_precision="float32"`` orders by 32-bit scores as pytrec_eval does).
+    An ir_measures measure object.
 
     Raises
     ------
     MeasureError
-        For a measure string pdeval does not know.
+        ``spec`` is not a measure pdeval knows.
     PdevalError
-        For an unknown or invalid option, when the measure is made.
+        An option outside its domain (checked here, not at evaluation time).
     """
     import ir_measures
 
@@ -84,12 +106,18 @@ def measure(spec: Union[str, Measure], *, name: str = None, complete: bool = Tru
 
     parsed = parse(spec)
     canonical = str(parsed)
+    options = {**options, "complete": complete, "score_precision": score_precision}
+    checked = EngineOptions.of(options, where="measure")  # refuse a bad option now, not inside ir_measures
     if name is None:
         name = f"pdeval.{canonical}" if _ir_measures_knows(canonical) else canonical
-    engine = EngineOptions.of({**options, "complete": complete}, where="measure")
+        # ir_measures tells measures apart by name: options that change values are part of it
+        changed = {k: v for k, v in checked.given().items() if k not in _DEFAULTS}
+        changed.update({k: options[k] for k, v in _DEFAULTS.items() if options[k] != v})
+        if changed:
+            name += "[" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + "]"
 
     def values(qrels, run) -> Iterator[tuple[str, float]]:
-        result = evaluate_frames(run, qrels, parsed, engine)
+        result = evaluate_frames(run, qrels, parsed, checked)
         return zip(result["query_id"].tolist(), result["value"].tolist())
 
     defined = ir_measures.define(

@@ -67,32 +67,52 @@ def paired_test(test: str = "t", **options: Any) -> Callable[[np.ndarray, np.nda
     return call
 
 
-def _result_of(runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: EngineOptions) -> pd.DataFrame:
+def _named_runs(runs: Any, names: Optional[Sequence[str]]) -> tuple[pd.DataFrame, list]:
+    """A list or dict of runs as one run frame, and the run names in the order given."""
+    from pdeval.frames import canonical as frames
+    from pdeval.frames.foreign import to_frame
+
+    if isinstance(runs, dict):  # pt.Experiment's {name: system}
+        if names is not None:
+            raise SchemaError("names= names the runs of a list; a dict of runs is named by its keys")
+        names, runs = [str(key) for key in runs], list(runs.values())
+    if names is not None and len(names) != len(runs):
+        raise SchemaError(f"names= holds {len(names)} name(s) for {len(runs)} run(s)")
+    parts, order = [], []
+    for index, run in enumerate(runs):
+        run = frames.canonicalize(to_frame(run))
+        if names is not None:
+            run = run.assign(run=names[index])
+        elif "run" not in run.columns:
+            raise SchemaError(f"run {index} of the list has no 'run' column: name the runs with names=")
+        parts.append(run)
+        order.extend(str(name) for name in pd.unique(run["run"]) if str(name) not in order)
+    return pd.concat(parts, ignore_index=True), order
+
+
+def _result_of(
+    runs: Any, qrels: Any, measures: Any, names: Optional[Sequence[str]], options: EngineOptions
+) -> tuple[pd.DataFrame, list]:
+    """The result frame to tabulate and the run names in the order given (``pt.Experiment``'s
+    row order, and what ``baseline=<position>`` counts in)."""
     from pdeval.frames import canonical as frames
     from pdeval.evaluation.core import evaluate_frames
     from pdeval.frames.foreign import to_frame
 
-    if isinstance(runs, (list, tuple)):
-        if names is not None and len(names) != len(runs):
-            raise SchemaError(f"names= holds {len(names)} name(s) for {len(runs)} run(s)")
-        parts = []
-        for index, run in enumerate(runs):
-            run = frames.canonicalize(to_frame(run))
-            if names is not None:
-                run = run.assign(run=names[index])
-            parts.append(run)
-        runs = pd.concat(parts, ignore_index=True)
+    if isinstance(runs, (list, tuple, dict)):
+        runs, order = _named_runs(runs, names)
     else:
         runs = frames.canonicalize(from_perquery(to_frame(runs)) if "name" in getattr(runs, "columns", ()) else to_frame(runs))
+        order = [str(name) for name in pd.unique(runs["run"])] if "run" in runs.columns else ["run"]
     if frames.frame_kind(runs) == "result":
         result = frames.as_result(runs)
         if measures is not None:
             wanted = [measures] if isinstance(measures, str) else list(measures)
             result = result[result["measure"].isin(wanted)]
-        return result
+        return result, order
     if qrels is None or measures is None:
         raise SchemaError("runs need qrels and measures to be evaluated (or pass an evaluated result frame)")
-    return evaluate_frames(runs, qrels, measures, options)
+    return evaluate_frames(runs, qrels, measures, options), order
 
 
 @takes_engine_options
@@ -118,13 +138,21 @@ def experiment(
     ----------
     runs
         A run frame holding several runs (``run`` column), a list of run frames (named by
-        ``names`` or their ``run`` column), or an evaluated result frame (also PyTerrier's
-        per-query frame ``name, qid, measure, value``). Polars, Arrow and ranx objects work too.
+        ``names`` or their ``run`` column), a dict ``{name: run}`` (as ``pt.Experiment``
+        takes; a dict of ranx ``Run`` objects too), or an evaluated result frame (also
+        PyTerrier's per-query frame ``name, qid, measure, value``). Polars, Arrow and ranx
+        objects work too. The rows keep the order given: the list's (or dict's) order, else
+        the order in which runs first appear in the frame.
     qrels, measures
         Used to evaluate runs (:func:`pdeval.evaluate` with the engine options below). For a
-        result frame, ``measures`` selects measures.
+        result frame, ``measures`` selects measures. Scores are ordered at pdeval's default
+        precision (64 bits, as trec_eval 10); ``score_precision="float32"`` gives
+        ``pt.Experiment``'s numbers exactly (its ir_measures provider, pytrec_eval, rounds
+        scores to 32 bits; pdeval measures inside ``pt.Experiment`` do the same, see
+        :func:`pdeval.integrations.ir_measures.measure`).
     baseline
-        The baseline run: its name, or its position in the run order (as in ``pt.Experiment``).
+        The baseline run: its name, or its position in the order given (``baseline=0`` is
+        the first run given, as in ``pt.Experiment``; not the alphabetically first).
     test
         One of :func:`pdeval.compare`'s tests (``"t"`` -- the paired t-test, PyTerrier's
         default -- ``"wilcoxon"``, ``"sign"``, ``"permutation"``, ``"bootstrap"``) or a
@@ -158,13 +186,14 @@ def experiment(
         For an unknown or invalid engine option.
     """
     engine = EngineOptions.of({**options, "complete": complete}, where="experiment")
-    result = _result_of(runs, qrels, measures, names, engine)
+    result, given = _result_of(runs, qrels, measures, names, engine)
     from pdeval.frames.canonical import result_keys
 
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]
     if extra:
         raise SchemaError(f"the result has variant key column(s) {extra}; select one variant for an experiment table")
-    order = list(pd.unique(result["run"]))
+    present = set(pd.unique(result["run"]).astype(str))
+    order = [name for name in given if name in present]  # the order given, as pt.Experiment
     measure_order = list(pd.unique(result["measure"]))
     if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
         if not 0 <= baseline < len(order):

@@ -356,7 +356,32 @@ def _convert(key: str, raw: Any, default: Any, spec: MeasureSpec, text: str) -> 
     return value
 
 
+_NAME_AND_NUMBER = re.compile(r"^(?P<stem>.*?[A-Za-z])[_.]?(?P<k>\d+)$")
+
+
+def _with_cutoff(name: str) -> list[str]:
+    """Readings of a name that runs a cutoff into the measure (``P10``, ``ndcg_cut10``,
+    ``map_cut20``): the pdeval string and, for trec_eval's families, trec_eval's name."""
+    found = _NAME_AND_NUMBER.match(name)
+    if not found:
+        return []
+    stem, k = found.group("stem"), found.group("k")
+    for pattern, replacement in _TREC_EVAL_ALIASES:
+        if pattern.match(f"{stem}.{k}"):  # trec_eval's spelling: the pattern's literal prefix
+            prefix = pattern.pattern.lstrip("^").split("[_.]")[0]
+            return [replacement.format(k), f"{prefix if prefix.isidentifier() else stem}.{k}"]
+    spec = REGISTRY.get(_LOOKUP.get(stem.lower(), ""))
+    if spec is not None and spec.cutoff != "none":
+        return [f"{spec.name}@{k}"]
+    return []
+
+
 def _suggest(name: str) -> list[str]:
+    """The measures a mistyped name most likely means: a cutoff run into the name first
+    (``P10`` -> ``P@10``, ``P.10``), else the closest known names."""
+    readings = _with_cutoff(name)
+    if readings:
+        return readings
     known = sorted(set(_LOOKUP))
     close = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.5)
     return list(dict.fromkeys(REGISTRY[_LOOKUP[c]].name for c in close))
@@ -389,7 +414,7 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
         raise MeasureError(f"cannot read the measure string {measure!r}; expected e.g. 'AP', 'P@10', \"nDCG'@10\", 'infAP(c=1.5)'")
     key = found.group("name").lower()
     if key not in _LOOKUP:
-        raise MeasureError(f"unknown measure {found.group('name')!r}.", _suggest(key))
+        raise MeasureError(f"unknown measure {found.group('name')!r}.", _suggest(found.group("name")))
     spec = REGISTRY[_LOOKUP[key]]
     defaults = spec.all_params()
     values = dict(defaults)

@@ -23,7 +23,9 @@ the same one to every figure of a study and each measure keeps one colour throug
 default gives colours in the order the measures appear). Axes in percent stay within 0-100.
 Measures whose lines coincide (AP, infAP and AP' on complete judgments) are named in a note
 under the title, since one line hides the others. No function changes global matplotlib or seaborn state (styles are applied in a context), and none
-selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``).
+selects a backend. Close figures you do not keep (``matplotlib.pyplot.close(fig)``). Left as
+the last expression of a notebook cell, the returned object shows as its figure, once
+(:mod:`pdeval.report.display`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from matplotlib.figure import Figure
 
 from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error, system_means
 from pdeval.errors import SchemaError
+from pdeval.report.display import notebook_figure
 from pdeval.report.run_figures import bound_intervals, significance_matrix
 from pdeval.report.style import (
     BAND_ALPHA,
@@ -438,3 +441,8 @@ def topic_distributions(
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), title=hue)
     fig.tight_layout()
     return fig
+
+
+# notebooks show the returned grid or figure once, as a figure (no FacetGrid text line)
+for _name in __all__[1:]:
+    globals()[_name] = notebook_figure(globals()[_name])

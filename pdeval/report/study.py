@@ -179,7 +179,9 @@ def report(
     ``pooled``, ``partial_result``) as a dict of frames. ``progress`` shows a tqdm bar over
     the stages and prints where the report is.
     """
-    from tqdm.auto import tqdm
+    from pdeval.common.progress import bar_class
+
+    tqdm = bar_class()
 
     started = time.perf_counter()
     run, qrels, partial_qrels, source = _data(run, qrels, partial_qrels)

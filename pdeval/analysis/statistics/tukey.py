@@ -51,7 +51,7 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 from pdeval.common.options import check_choice
-from pdeval.common.progress import progress_bar
+from pdeval.common.progress import one_bar, progress_bar
 from pdeval.analysis.significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
 from pdeval.analysis.statistics.dunnett import Dunnett
@@ -93,6 +93,7 @@ def randomised_ranges(
     return out
 
 
+@one_bar  # one progress bar per call, not one per measure
 def tukey_hsd(
     result: pd.DataFrame,
     measure: Union[None, str, Sequence[str]] = None,
