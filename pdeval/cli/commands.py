@@ -168,7 +168,7 @@ def _looks_like_measure(text: str) -> bool:
 
 def _check_file_names(args: argparse.Namespace) -> None:
     """A file name that does not exist but reads as a measure was meant for ``-m``."""
-    from pdeval.sources.io import _has_glob_magic
+    from pdeval.sources.paths import has_glob_magic as _has_glob_magic
 
     for name in [args.qrels, *args.runs]:
         if not Path(name).exists() and not _has_glob_magic(name) and _looks_like_measure(name):
@@ -230,7 +230,8 @@ def trec_eval_table(result: pd.DataFrame, measures, order: dict, command: list, 
 
 def _runids(args: argparse.Namespace) -> dict:
     """trec_eval's ``runid`` of each run: the tag of the file's last run line."""
-    from pdeval.sources.io import _read_bytes, _resolve_sources, run_name
+    from pdeval.sources.blocks import read_bytes as _read_bytes
+    from pdeval.sources.paths import resolve_sources as _resolve_sources, run_name
 
     if args.run_from == "tag":
         return {}  # runs are named by their tags already
