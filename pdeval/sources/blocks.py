@@ -39,8 +39,19 @@ _DAMAGED = ("the file is damaged or cut short (an interrupted download?): downlo
 def read_bytes(path: Path) -> bytes:
     """The whole content of ``path``, decompressed according to its suffix, without a leading
     byte-order mark and with every lone CR line end made a LF (CRLF stays: every parser takes
-    it; the block reader's pieces, joined)."""
-    return b"".join(line_blocks(path, BLOCK_BYTES))
+    it; the block reader's pieces, joined, or for a file that is not compressed, read at once)."""
+    if path.suffix.lower() in COMPRESSION_SUFFIXES:
+        return b"".join(line_blocks(path, BLOCK_BYTES))
+    with _open(path) as handle:
+        try:
+            data = handle.read()
+        except OSError as exc:
+            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    if has_lone_return(data):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
 
 
 def blocks(path: Path):

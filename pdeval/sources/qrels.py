@@ -18,15 +18,19 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
+from pdeval.engine.ids import encode, short_keys
+from pdeval.engine.ranking import groups_with_repeats
 from pdeval.errors import MissingFileError, ParseError, SchemaError
 from pdeval.frames.canonical import DuplicatePolicy, as_qrels
-from pdeval.sources.blocks import read_bytes, show
+from pdeval.sources.blocks import has_lone_return, read_bytes, show
 from pdeval.sources.checks import log_skipped, validate_with_path
 from pdeval.sources.paths import PathLike
 from pdeval.sources.sampled import detect_format, read_sampled
 from pdeval.sources.tables import is_source, read_source
 from pdeval.sources.tokens import (
+    INT_PATTERN,
     LEADING_INT_RE,
     QRELS_FIELDS,
     RELEVANCE_PATTERN,
@@ -42,7 +46,7 @@ from pdeval.sources.tokens import (
     string_series,
 )
 
-__all__ = ["LAYOUTS", "fast_qrels", "python_qrels", "read_qrels"]
+__all__ = ["LAYOUTS", "csv_qrels", "fast_qrels", "python_qrels", "read_qrels"]
 
 
 def fast_qrels(data: bytes) -> Optional[Columns]:
@@ -55,12 +59,8 @@ def fast_qrels(data: bytes) -> Optional[Columns]:
         lengths = pc.list_value_length(tokens)
         if pc.min(lengths).as_py() != 4 or pc.max(lengths).as_py() != 4:
             return None
-    relevance_text = pc.list_element(tokens, 3)
-    if not fast_all_match(relevance_text, RELEVANCE_PATTERN):
-        return None
-    try:
-        relevance = pc.cast(pc.replace_substring_regex(relevance_text, r"\.0*$", ""), pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    relevance = _relevance(pc.list_element(tokens, 3))
+    if relevance is None:
         return None
     fields = {
         "query_id": pc.list_element(tokens, 0),
@@ -68,6 +68,83 @@ def fast_qrels(data: bytes) -> Optional[Columns]:
         "relevance": relevance,
     }
     return Columns(line_numbers, fields, n_comments, n_blanks)
+
+
+def csv_qrels(data: bytes) -> Optional[Columns]:
+    """Arrow's CSV reader on a small TREC qrels file (under :data:`SMALL_BYTES`) whose lines are
+    four fields separated by single spaces or single tabs (the common case), or None (then
+    :func:`fast_qrels` decides). As for runs (:func:`pdeval.sources.runparse.csv_run`), only
+    data it cannot misread is given to it: no NUL, ``\\v``, ``\\f``, ``#``, lone ``\\r`` or byte
+    of the other separator, every line four fields (else the reader fails), no empty field;
+    the relevance is read as text and checked against the integer grammar. The ids are read
+    dictionary-encoded, so that the columns' ``unique`` (no (query_id, doc_id) repeated) costs
+    one sort of integer codes: a small file's fixed costs stay below pandas' ``read_csv``."""
+    if not data or len(data) >= SMALL_BYTES or any(byte in data for byte in (b"\x00", b"\x0b", b"\x0c", b"#")):
+        return None
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)]
+    delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
+    if first.rstrip(b"\r").count(delimiter) != 3 or other in data or has_lone_return(data):
+        return None
+    ids = pa.dictionary(pa.int32(), pa.string())
+    # Arrow reads "0x10" as an integer: with an "x" anywhere, the relevance is read as text
+    # and checked against the integer grammar (as it is when it is not an integer: "1.0")
+    hexadecimal = b"x" in data or b"X" in data
+    relevance_type = pa.string() if hexadecimal else pa.int64()
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=_CSV_QRELS_FIELDS, use_threads=False, block_size=len(data) + 1),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"query_id": ids, "iteration": pa.string(), "doc_id": ids, "relevance": relevance_type},
+                include_columns=["query_id", "doc_id", "relevance"],
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
+            # from the system allocator: Arrow's default pool (mimalloc) took up to ten times
+            # as long now and then, returning the memory of the file read before
+            memory_pool=pa.system_memory_pool(),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # (a relevance such as 1.0 too: the other parsers take it)
+    if not table.num_rows or any(table[name].num_chunks != 1 for name in table.column_names):
+        return None
+    query, doc = table["query_id"].chunk(0), table["doc_id"].chunk(0)
+    relevance = table["relevance"] if not hexadecimal else _relevance(table["relevance"])
+    if relevance is None:
+        return None
+    for values in (query.dictionary, doc.dictionary) + ((table["relevance"],) if hexadecimal else ()):
+        if pc.min(pc.binary_length(values)).as_py() == 0:
+            return None
+    fields = {"query_id": query.dictionary.take(query.indices), "doc_id": doc.dictionary.take(doc.indices),
+              "relevance": relevance}
+    columns = Columns(range(1, table.num_rows + 1), fields, 0, 0)
+    if len(doc.dictionary) == len(doc):  # no document judged twice: no (query_id, doc_id) twice
+        columns.unique = True
+    else:
+        key = query.indices.to_numpy().astype(np.int64) * len(doc.dictionary) + doc.indices.to_numpy()
+        key.sort()
+        columns.unique = not bool((key[1:] == key[:-1]).any())
+    return columns
+
+
+#: bytes of a "small" qrels file, read by :func:`csv_qrels`
+SMALL_BYTES = 1 << 24
+
+#: the fields of a qrels line as the CSV reader names them
+_CSV_QRELS_FIELDS = ["query_id", "iteration", "doc_id", "relevance"]
+
+
+def _relevance(text) -> Optional[pa.ChunkedArray]:
+    """Relevance text as int64 (an integral float such as ``1.0`` accepted), or None."""
+    if not fast_all_match(text, INT_PATTERN):
+        if not fast_all_match(text, RELEVANCE_PATTERN):
+            return None
+        text = pc.replace_substring_regex(text, r"\.0*$", "")
+    try:
+        return pc.cast(text, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def python_qrels(data: bytes, path: str) -> Columns:
@@ -154,7 +231,11 @@ def read_qrels(
 
 
 def _read_trec(data: bytes, path: str, duplicates: DuplicatePolicy, engine: str) -> pd.DataFrame:
-    columns = fast_qrels(data) if engine == "auto" else None
+    columns = None
+    if engine == "auto":
+        columns = csv_qrels(data)
+        if columns is None:
+            columns = fast_qrels(data)
     if columns is None:
         columns = python_qrels(data, path)
     if len(columns.line) == 0:
@@ -162,13 +243,25 @@ def _read_trec(data: bytes, path: str, duplicates: DuplicatePolicy, engine: str)
         raise ParseError(f"the qrels file {what}; expected lines of {QRELS_FIELDS}", path)
     log_skipped(path, columns)
     fields = columns.fields
-    frame = pd.DataFrame(
-        {
-            "query_id": string_series(fields["query_id"]),
-            "doc_id": string_series(fields["doc_id"]),
-            "relevance": numeric_array(fields["relevance"], np.int64),
-        }
-    )
+    if isinstance(fields["query_id"], (pa.Array, pa.ChunkedArray)):  # Arrow's parsers: one conversion
+        frame = pa.table({name: fields[name] for name in ("query_id", "doc_id", "relevance")}).to_pandas(
+            use_threads=False)
+    else:
+        frame = pd.DataFrame(
+            {
+                "query_id": string_series(fields["query_id"]),
+                "doc_id": string_series(fields["doc_id"]),
+                "relevance": numeric_array(fields["relevance"], np.int64),
+            }
+        )
+    if duplicates in ("error", "first", "max"):
+        # the parsers leave nothing for as_qrels to change but repeated judgments: a (query_id,
+        # doc_id) repeated is such a pair of 32-bit keys, so a file without one needs no check
+        unique = columns.unique
+        if unique is None:
+            unique = groups_with_repeats(encode(frame["query_id"])[0], short_keys(frame["doc_id"])) is None
+        if unique:
+            return frame
     return validate_with_path(frame, ["query_id", "doc_id"], columns.line, duplicates, path, "qrels", stacklevel=4)
 
 

@@ -60,7 +60,7 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 class Columns:
     """Parsed fields of one file as Arrow arrays (or Python lists) plus 1-based line numbers."""
 
-    __slots__ = ("line", "fields", "comments", "blanks", "first_comment")
+    __slots__ = ("line", "fields", "comments", "blanks", "first_comment", "unique")
 
     def __init__(self, line: np.ndarray, fields: dict, comments: int, blanks: int, first_comment: int = 0):
         self.line = line
@@ -68,6 +68,7 @@ class Columns:
         self.comments = comments
         self.blanks = blanks
         self.first_comment = first_comment  # line number of the first comment line (0: none)
+        self.unique = None  # True: no key repeats (a parser that knows it); None: not known
 
 
 def string_series(values) -> pd.Series:
