@@ -204,7 +204,9 @@ def parse_prels(
     duplicates: DuplicatePolicy = "error",
 ) -> pd.DataFrame:
     """Parse statAP prels (``topic docno relevance method inclusion-probability``) and apply
-    ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`)."""
+    ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`). A probability that is neither a
+    number in [0, 1] nor ``NA`` is a :class:`~pdeval.errors.ParseError` naming its line (the
+    script would skip it silently; no published prels file holds one)."""
     numbers, columns = _columns(data, path, "topic docno relevance method inclusion-probability")
     prob_text = columns[4]
     number = prob_text.str.match(_NUMBER.pattern).to_numpy(dtype=bool)
@@ -216,6 +218,13 @@ def parse_prels(
         )
     prob = np.full(len(prob_text), np.nan)
     prob[number] = pd.to_numeric(prob_text[number]).to_numpy(dtype=np.float64)
+    outside = (prob < 0) | (prob > 1)  # (NaN, for NA, is neither)
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
+        raise ParseError(
+            f"the inclusion probability {prob_text.iloc[first]!r} (field 5) is outside [0, 1] ({int(outside.sum())} "
+            "line(s) in all): not a probability. Fix the file, or read it as a frame and apply prels_qrels, which "
+            "skips such rows as statAP_MQ_eval does", path, int(numbers[first]))
     frame = pd.DataFrame(
         {
             "query_id": columns[0],
@@ -236,6 +245,10 @@ def parse_prels(
     return prels_qrels(frame, mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates, source=path)
 
 
+def _shown(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def _grades(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     """The integer values of a prels column; NaN, missing, text or fractional values are
     refused naming the rows (a cast would read NaN as -2**63 and 1.5 as 1)."""
@@ -244,7 +257,7 @@ def _grades(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     bad[~bad] = values[~bad] != np.round(values[~bad])
     if bad.any():
         rows = np.flatnonzero(bad)
-        shown = ", ".join(f"row {int(r)} ({frame[column].iloc[r]!r})" for r in rows[:5])
+        shown = ", ".join(f"row {int(r)} ({_shown(frame[column].iloc[r])})" for r in rows[:5])
         raise SchemaError(
             f"{source}: the prels column {column!r} must hold integers; {len(rows)} row(s) hold NaN, missing, "
             f"text or fractional values: {shown}{', ...' if len(rows) > 5 else ''}. Fix or drop those rows"
