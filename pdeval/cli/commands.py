@@ -232,11 +232,14 @@ def _runids(args: argparse.Namespace) -> dict:
     """trec_eval's ``runid`` of each run: the tag of the file's last run line."""
     from pdeval.sources.blocks import read_bytes as _read_bytes
     from pdeval.sources.paths import resolve_sources as _resolve_sources, run_name
+    from pdeval.sources.tables import is_table_file
 
     if args.run_from == "tag":
         return {}  # runs are named by their tags already
     ids = {}
     for path in _resolve_sources(args.runs):
+        if is_table_file(path):  # a table's runs are named by its run column or its file
+            continue
         data, tag = _read_bytes(path), None
         end = len(data)
         while tag is None and end > 0:  # from the last line backwards to the first run line

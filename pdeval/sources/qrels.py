@@ -196,8 +196,10 @@ def read_qrels(
     ``format`` also reads the judgments of sampled evaluations (:mod:`pdeval.sources.sampled`):
     ``"sample_eval"`` qrels (``topic iteration docno stratum relevance``, a ``stratum``
     column) and statAP ``"prels"`` (``topic docno relevance method probability``, an
-    ``inclusion_prob`` column); ``"auto"`` (the default) tells the three apart by the
-    fields of the first lines.
+    ``inclusion_prob`` column); ``"auto"`` (the default) tells the three apart from the
+    first 20 data lines, by majority (:func:`pdeval.sources.sampled.detect_format`). A line
+    that does not fit is a :class:`~pdeval.errors.ParseError` naming the line, the format the
+    file was read as and the ``format=`` values that read it otherwise.
 
     The iteration column is ignored, so the judgment groups of trec_eval's ``qrels_jg``
     format (the same pair judged in several groups) are duplicates here. Lines whose first non-blank character is ``#`` and

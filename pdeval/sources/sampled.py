@@ -184,7 +184,7 @@ def read_prels(
     topics: Literal["all", "neu", "mixed"] = "all",
     valid_only: bool = True,
     duplicates: DuplicatePolicy = "error",
-) -> pd.DataFrame:
+) -> "pd.DataFrame":
     """Read a statAP prels file with the options of ``statAP_MQ_eval``: ``mixed=False`` is its
     ``-f``, ``topics="neu"`` its ``-n``, ``topics="mixed"`` its ``-m`` (see :func:`prels_qrels`).
     ``pdeval.read_qrels(path, format="prels")`` reads with the defaults."""
