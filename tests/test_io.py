@@ -1,4 +1,4 @@
-"""Tests of pdeval.sources.io: TREC run and qrels files, every quirk of real data, clear errors.
+"""Tests of pdeval.sources (io and the modules behind it): TREC run and qrels files, every quirk of real data, clear errors.
 
 Files from trec_eval's own test suite are in tests/data/trec_eval (see its PROVENANCE.md);
 the tests that read the project's shared data skip when ../shared/data is absent.
@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import pdeval.sources.io
+import pdeval.sources.blocks
+import pdeval.sources.runparse
 from pdeval.errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_run
 from pdeval.sources.io import (
@@ -113,7 +114,7 @@ def test_qrels_test():
 
 def test_qrels_comment_lines_skipped_and_hash_in_docno_kept(caplog):
     plain = read_qrels(TREC / "qrels.test")
-    with caplog.at_level("INFO", logger="pdeval.sources.io"):
+    with caplog.at_level("INFO", logger="pdeval.sources"):
         commented = read_qrels_both(TREC / "qrels.test.with-comments")
     assert len(commented) == len(plain) == 3681
     assert "CR#93E-1860" in set(commented.doc_id)
@@ -214,7 +215,7 @@ def test_gzip_members_checksums_and_truncation(tmp_path, monkeypatch, inflater):
     import zlib
 
     if inflater == "zlib":
-        monkeypatch.setattr(pdeval.sources.io, "_inflate", zlib)
+        monkeypatch.setattr(pdeval.sources.blocks, "_inflate", zlib)
     text = "".join(f"q{i % 3} Q0 d{i} {i} {1000 - i}.5 t\n" for i in range(5000)).encode()
     path = tmp_path / "r.gz"
     path.write_bytes(gzip.compress(text[:20000]) + gzip.compress(text[20000:]))  # two members
@@ -650,7 +651,7 @@ def test_a_file_read_in_blocks_reads_as_one_block(tmp_path, content, block_bytes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)
         whole = outcome(read_run, path, "python")
-        with mock.patch.object(pdeval.sources.io, "_BLOCK_BYTES", block_bytes):
+        with mock.patch.object(pdeval.sources.blocks, "BLOCK_BYTES", block_bytes):
             in_blocks = outcome(read_run, path, "auto"), outcome(read_run, path, "python")
     for got in in_blocks:
         assert got[0] == whole[0]
@@ -666,7 +667,7 @@ def test_a_bad_line_deep_in_a_big_file_is_named_exactly(tmp_path):
     lines_ = good.splitlines(keepends=True)
     lines_[bad_line - 1] = "q5 Q0 broken 1\n"
     path = write(tmp_path, "deep.txt.gz", "".join(lines_))
-    with mock.patch.object(pdeval.sources.io, "_BLOCK_BYTES", 4096):
+    with mock.patch.object(pdeval.sources.blocks, "BLOCK_BYTES", 4096):
         with pytest.raises(ParseError) as error:
             read_run(path)
     assert_names_file_and_line(error, path, bad_line)
@@ -752,10 +753,10 @@ def test_shared_qrels():
     ("q1 Q0 d1 1 +2.5 t\nq1 Q0 d1 2 2.5\n", False),
 ])
 def test_the_csv_reader_gets_only_what_it_cannot_misread(data, accepted):
-    got = pdeval.sources.io._csv_run(data.encode(), want_tag=True)
+    got = pdeval.sources.runparse.csv_run(data.encode(), want_tag=True)
     assert (got is not None) == accepted
     if accepted:
-        expected = pdeval.sources.io._python_run(data.encode(), "x", want_tag=True)
+        expected = pdeval.sources.runparse.python_run(data.encode(), "x", want_tag=True)
         for name in ("query_id", "doc_id", "tag", "score", "rank"):
             assert list(got.fields[name].to_pylist()) == list(expected.fields[name]), name
         assert list(got.line) == list(expected.line)

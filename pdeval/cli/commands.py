@@ -168,7 +168,7 @@ def _looks_like_measure(text: str) -> bool:
 
 def _check_file_names(args: argparse.Namespace) -> None:
     """A file name that does not exist but reads as a measure was meant for ``-m``."""
-    from pdeval.sources.io import _has_glob_magic
+    from pdeval.sources.paths import has_glob_magic as _has_glob_magic
 
     for name in [args.qrels, *args.runs]:
         if not Path(name).exists() and not _has_glob_magic(name) and _looks_like_measure(name):
@@ -230,12 +230,16 @@ def trec_eval_table(result: pd.DataFrame, measures, order: dict, command: list, 
 
 def _runids(args: argparse.Namespace) -> dict:
     """trec_eval's ``runid`` of each run: the tag of the file's last run line."""
-    from pdeval.sources.io import _read_bytes, _resolve_sources, run_name
+    from pdeval.sources.blocks import read_bytes as _read_bytes
+    from pdeval.sources.paths import resolve_sources as _resolve_sources, run_name
+    from pdeval.sources.tables import is_table_file
 
     if args.run_from == "tag":
         return {}  # runs are named by their tags already
     ids = {}
     for path in _resolve_sources(args.runs):
+        if is_table_file(path):  # a table's runs are named by its run column or its file
+            continue
         data, tag = _read_bytes(path), None
         end = len(data)
         while tag is None and end > 0:  # from the last line backwards to the first run line

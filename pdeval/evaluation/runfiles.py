@@ -2,7 +2,7 @@
 
 ``pdeval eval QRELS runs/`` and a user with a folder of run files need the result of all of
 them, not a frame of all their rows: :func:`evaluate_run_files` reads the files (as
-:func:`pdeval.sources.io.read_run` does) and evaluates them in batches of about
+:func:`pdeval.sources.runs.read_run` does) and evaluates them in batches of about
 :data:`BATCH_ROWS` rows (:func:`pdeval.evaluation.core.evaluate_frames`, the qrels indexed once),
 while worker threads parse the next files (:func:`pdeval.common.threads.ordered`). The runs are
 independent, so the result equals that of ``evaluate`` on the frame of every file, row for
@@ -18,7 +18,8 @@ import pandas as pd
 from pdeval.engine.index import index_qrels
 from pdeval.engine.options import EngineOptions
 from pdeval.evaluation.core import MeasureLike, evaluate_frames
-from pdeval.sources.io import RunSource, _read_run_files, _resolve_names, _resolve_sources, _stack
+from pdeval.sources.paths import RunSource, resolve_names, resolve_sources
+from pdeval.sources.runs import read_run_files, stack
 from pdeval.measures import Measure
 
 
@@ -29,7 +30,7 @@ def evaluate_run_files(
     **options,
 ) -> pd.DataFrame:
     """Evaluate the run files of ``source`` (paths, directories or globs, as for
-    :func:`~pdeval.sources.io.read_run`) against ``qrels``, a batch of files at a time.
+    :func:`~pdeval.sources.runs.read_run`) against ``qrels``, a batch of files at a time.
 
     ``options`` are the engine options (:class:`~pdeval.engine.options.EngineOptions`);
     ``duplicates`` applies when reading and evaluating. The qrels are validated and indexed once.
@@ -37,8 +38,8 @@ def evaluate_run_files(
     """
     options = EngineOptions.of(options, where="evaluate_run_files")
     duplicates = options.duplicates
-    files = _resolve_sources(source)
-    names = _resolve_names(files, None)  # refuses two files with one run name
+    files = resolve_sources(source)
+    names = resolve_names(files, None)  # refuses two files with one run name
     measures = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     names, files = zip(*sorted(zip(names, files), key=lambda pair: pair[0].encode("utf-8")))
     judgments = index_qrels(qrels, duplicates=duplicates, variants=options.variants)  # once for all files
@@ -46,13 +47,13 @@ def evaluate_run_files(
     batch: list[dict] = []
 
     def evaluate_batch() -> None:
-        parts.append(evaluate_frames(_stack(batch), qrels, measures, options, judgments=judgments,
+        parts.append(evaluate_frames(stack(batch), qrels, measures, options, judgments=judgments,
                                      duplicates_checked=True))  # the reader applied the policy
         batch.clear()
 
     # the next files are parsed in worker threads while a batch is evaluated; small files are
     # evaluated together, up to about BATCH_ROWS rows, which spares the fixed cost of a call
-    for columns in _read_run_files(files, names, duplicates, run_from="file", engine="auto"):
+    for columns in read_run_files(files, names, duplicates, run_from="file", engine="auto"):
         if batch and sum(len(each["score"]) for each in batch) + len(columns["score"]) > BATCH_ROWS:
             evaluate_batch()
         batch.append(columns)

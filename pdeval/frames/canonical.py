@@ -385,6 +385,12 @@ def as_run(
     """
     frame = canonicalize(frame)
     by = list(by)
+    if "score" not in frame.columns and "relevance" in frame.columns:
+        raise SchemaError(
+            f"the run frame has a relevance column but no score column (it has {list(frame.columns)}): is it "
+            "the qrels, given as the run? The run comes first: evaluate(run, qrels, ...) (pdeval eval takes the "
+            "qrels file first, then the runs)."
+        )
     _require(frame, list(RUN_REQUIRED) + by, "run")
     columns = {}
     if "run" not in frame.columns:

@@ -74,7 +74,8 @@ def read_trec_eval(
     measures and are left out. A malformed line raises :class:`~pdeval.errors.ParseError`
     with its line number.
     """
-    from pdeval.sources.io import _read_bytes, run_name
+    from pdeval.sources.blocks import read_bytes as _read_bytes
+    from pdeval.sources.paths import run_name
 
     file = Path(path)
     text = _read_bytes(file).decode("utf-8")

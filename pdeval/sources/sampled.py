@@ -28,8 +28,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+import pyarrow.compute as pc
+
 from pdeval.errors import ParseError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import DuplicatePolicy, as_qrels, canonicalize
+from pdeval.sources.blocks import read_bytes
+from pdeval.sources.checks import validate_with_path
+from pdeval.sources.tokens import fast_tokens, first_lines, python_lines, string_series
 
 __all__ = ["detect_format", "parse_sample_eval", "parse_prels", "read_prels", "prels_qrels"]
 
@@ -45,9 +50,7 @@ NEU_METHODS = (1, 2, 4)
 
 
 def _lines(data: bytes, path: str) -> tuple[list[int], list[list[str]]]:
-    from pdeval.sources.io import _python_lines
-
-    lines, _ = _python_lines(data, path)
+    lines, _ = python_lines(data, path)
     numbers, fields = [], []
     for number, _raw, parts in lines:
         numbers.append(number)
@@ -55,38 +58,73 @@ def _lines(data: bytes, path: str) -> tuple[list[int], list[list[str]]]:
     return numbers, fields
 
 
+#: data lines read to tell the formats apart
+DETECT_LINES = 20
+
+
+def _first_rows(data: bytes) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of the first :data:`DETECT_LINES` data lines (comments, blank
+    lines and lines that are not UTF-8 left out: the parser names the latter)."""
+    rows = []
+    for number, raw in enumerate(first_lines(data, 4 * DETECT_LINES), start=1):
+        parts = raw.split()
+        if not parts or parts[0].startswith(b"#"):
+            continue
+        try:
+            rows.append((number, [part.decode("utf-8") for part in parts]))
+        except UnicodeDecodeError:
+            continue
+        if len(rows) == DETECT_LINES:
+            break
+    return rows
+
+
+def _is_probability(text: str) -> bool:
+    return text == "NA" or (bool(_NUMBER.match(text)) and 0 <= float(text) <= 1)
+
+
+def _fits_sample_eval(fields: list[str]) -> bool:
+    return len(fields) == 5 and bool(_INT.match(fields[4]))
+
+
+def _fits_prels(fields: list[str]) -> bool:
+    return len(fields) == 5 and bool(_INT.match(fields[2])) and bool(_INT.match(fields[3])) and _is_probability(fields[4])
+
+
 def detect_format(data: bytes, path: str = "<qrels>") -> str:
     """``"trec"``, ``"sample_eval"`` or ``"prels"`` from the first data lines of a qrels file.
 
-    Four fields are TREC qrels. Five fields are ``sample_eval`` qrels when the second field
-    (the iteration) and the fifth (the relevance) are integers, ``prels`` when the third
-    (relevance) is an integer and the fifth is a probability (a number in [0, 1] or ``NA``)
-    and the second is not an integer; lines that fit both need ``format=``. Anything else is
-    read as TREC qrels, whose reader names the first line that does not fit (and says when a
-    file looks like a run).
+    The first :data:`DETECT_LINES` data lines decide, by majority, so that one bad line does
+    not change the format (the parser of the format chosen then names that line). Most of
+    them with five fields make a sampled format, else the file is TREC qrels (whose reader
+    names the first line that does not fit, and says when a file looks like a run). A
+    five-field line fits ``sample_eval`` (``topic iteration docno stratum relevance``) when its
+    fifth field is an integer, and ``prels`` (``topic docno relevance method probability``)
+    when its third and fourth are integers and its fifth a probability (a number in [0, 1] or
+    ``NA``); the format more lines fit wins. Where every line fits both (numeric doc ids,
+    relevance 0 or 1), the second field decides: one value on every line is sample_eval's
+    iteration (``0``, ``Q0``), values that vary are prels' doc ids. A single line that fits
+    both needs ``format=``. Where no line fits either, the file is read as TREC qrels.
     """
-    numbers, fields = _lines(data[: 1 << 16], path)
-    sample = [f for f in fields[:-1] or fields][:200]  # the last line of the chunk may be cut
-    if not sample:
+    rows = _first_rows(data)
+    five = [fields for _, fields in rows if len(fields) == 5]
+    if 2 * len(five) <= len(rows):
         return "trec"
-    widths = {len(f) for f in sample}
-    if widths != {5}:
+    sample_eval = sum(_fits_sample_eval(fields) for fields in five)
+    prels = sum(_fits_prels(fields) for fields in five)
+    if sample_eval == prels == 0:  # no line fits a sampled format: TREC's reader names the first
         return "trec"
-    sample_eval = all(_INT.match(f[1]) and _INT.match(f[4]) for f in sample)
-    prels = all(
-        _INT.match(f[2]) and (f[4] == "NA" or (_NUMBER.match(f[4]) and 0 <= float(f[4]) <= 1)) for f in sample
-    ) and not all(_INT.match(f[1]) for f in sample)
-    if sample_eval and not prels:
+    if sample_eval != prels:
+        return "sample_eval" if sample_eval > prels else "prels"
+    if len(five) > 1:
+        return "sample_eval" if len({fields[1] for fields in five}) == 1 else "prels"
+    if five[0][1] in ("0", "Q0", "q0"):
         return "sample_eval"
-    if prels and not sample_eval:
-        return "prels"
-    if not prels and not sample_eval:
-        return "trec"
     raise ParseError(
         "cannot tell whether these 5-column qrels are sample_eval qrels (topic iteration docno stratum rel) "
         "or statAP prels (topic docno rel method prob); pass format='sample_eval' or format='prels'",
         path,
-        numbers[0],
+        rows[0][0],
     )
 
 
@@ -94,16 +132,12 @@ def _columns(data: bytes, path: str, layout: str) -> tuple[np.ndarray, list[pd.S
     """Line numbers and the five fields of every data line as string Series (pyarrow's
     tokenizer when it is there and every line has five fields; else line by line, which
     names the first bad line)."""
-    from pdeval.sources.io import _fast_tokens, _string_series
-
-    got = _fast_tokens(data)
+    got = fast_tokens(data)
     if got is not None:
-        import pyarrow.compute as pc
-
         tokens, numbers, _, _ = got
         lengths = pc.list_value_length(tokens)
         if len(tokens) and pc.min(lengths).as_py() == 5 and pc.max(lengths).as_py() == 5:
-            return numbers, [_string_series(pc.list_element(tokens, i)) for i in range(5)]
+            return numbers, [string_series(pc.list_element(tokens, i)) for i in range(5)]
     numbers, fields = _lines(data, path)
     for number, parts in zip(numbers, fields):
         if len(parts) != 5:
@@ -131,8 +165,6 @@ def parse_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "err
     (topic, docno) is a :class:`~pdeval.errors.DuplicateError` by default: the script would
     count it twice in its stratum but keep only its last judgment.
     """
-    from pdeval.sources.io import _validate_with_path
-
     numbers, columns = _columns(data, path, "topic iteration docno stratum relevance")
     frame = pd.DataFrame(
         {
@@ -142,7 +174,7 @@ def parse_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "err
             "relevance": _integers(columns[4], numbers, path, "relevance (field 5)"),
         }
     )
-    return _validate_with_path(frame, ["query_id", "doc_id"], numbers, duplicates, path, "qrels").reset_index(drop=True)
+    return validate_with_path(frame, ["query_id", "doc_id"], numbers, duplicates, path, "qrels").reset_index(drop=True)
 
 
 def read_prels(
@@ -152,15 +184,13 @@ def read_prels(
     topics: Literal["all", "neu", "mixed"] = "all",
     valid_only: bool = True,
     duplicates: DuplicatePolicy = "error",
-) -> pd.DataFrame:
+) -> "pd.DataFrame":
     """Read a statAP prels file with the options of ``statAP_MQ_eval``: ``mixed=False`` is its
     ``-f``, ``topics="neu"`` its ``-n``, ``topics="mixed"`` its ``-m`` (see :func:`prels_qrels`).
     ``pdeval.read_qrels(path, format="prels")`` reads with the defaults."""
-    from pdeval.sources.io import _read_bytes
-
     file = Path(path)
     return parse_prels(
-        _read_bytes(file), str(file), mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates
+        read_bytes(file), str(file), mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates
     )
 
 
@@ -174,7 +204,9 @@ def parse_prels(
     duplicates: DuplicatePolicy = "error",
 ) -> pd.DataFrame:
     """Parse statAP prels (``topic docno relevance method inclusion-probability``) and apply
-    ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`)."""
+    ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`). A probability that is neither a
+    number in [0, 1] nor ``NA`` is a :class:`~pdeval.errors.ParseError` naming its line (the
+    script would skip it silently; no published prels file holds one)."""
     numbers, columns = _columns(data, path, "topic docno relevance method inclusion-probability")
     prob_text = columns[4]
     number = prob_text.str.match(_NUMBER.pattern).to_numpy(dtype=bool)
@@ -186,6 +218,13 @@ def parse_prels(
         )
     prob = np.full(len(prob_text), np.nan)
     prob[number] = pd.to_numeric(prob_text[number]).to_numpy(dtype=np.float64)
+    outside = (prob < 0) | (prob > 1)  # (NaN, for NA, is neither)
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
+        raise ParseError(
+            f"the inclusion probability {prob_text.iloc[first]!r} (field 5) is outside [0, 1] ({int(outside.sum())} "
+            "line(s) in all): not a probability. Fix the file, or read it as a frame and apply prels_qrels, which "
+            "skips such rows as statAP_MQ_eval does", path, int(numbers[first]))
     frame = pd.DataFrame(
         {
             "query_id": columns[0],
@@ -204,6 +243,26 @@ def parse_prels(
             int(numbers[first]),
         )
     return prels_qrels(frame, mixed=mixed, topics=topics, valid_only=valid_only, duplicates=duplicates, source=path)
+
+
+def _shown(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _grades(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
+    """The integer values of a prels column; NaN, missing, text or fractional values are
+    refused naming the rows (a cast would read NaN as -2**63 and 1.5 as 1)."""
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    bad[~bad] = values[~bad] != np.round(values[~bad])
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        shown = ", ".join(f"row {int(r)} ({_shown(frame[column].iloc[r])})" for r in rows[:5])
+        raise SchemaError(
+            f"{source}: the prels column {column!r} must hold integers; {len(rows)} row(s) hold NaN, missing, "
+            f"text or fractional values: {shown}{', ...' if len(rows) > 5 else ''}. Fix or drop those rows"
+        )
+    return values.astype(np.int64)
 
 
 def prels_qrels(
@@ -246,8 +305,8 @@ def prels_qrels(
         raise SchemaError(
             f"prels need the columns query_id, doc_id, relevance, method, inclusion_prob (or iprob); missing {missing}"
         )
-    relevance = pd.to_numeric(frame["relevance"]).to_numpy()
-    method = pd.to_numeric(frame["method"]).to_numpy()
+    relevance = _grades(frame, "relevance", source)
+    method = _grades(frame, "method", source)
     prob = pd.to_numeric(frame["inclusion_prob"], errors="coerce").to_numpy(dtype=np.float64)
     not_sampled = relevance == NOT_SAMPLED
     unusable = ~not_sampled & ~((prob >= 0) & (prob <= 1))  # NaN fails both comparisons

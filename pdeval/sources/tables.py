@@ -15,7 +15,7 @@ from typing import Any, Literal, Optional, Union
 
 import pandas as pd
 
-from pdeval.errors import MissingFileError, SchemaError
+from pdeval.errors import MissingFileError, ParseError, SchemaError
 from pdeval.frames import canonical as frames
 from pdeval.frames.foreign import to_frame, to_pandas
 
@@ -48,10 +48,20 @@ def load_table(path: PathLike) -> pd.DataFrame:
     file = Path(path)
     if not file.is_file():
         raise MissingFileError(f"no such file: {str(file)!r}", str(file))
+    import pyarrow as pa
     import pyarrow.feather as feather
     import pyarrow.parquet as pq
 
-    table = pq.read_table(file) if _format(file) == "parquet" else feather.read_table(file, memory_map=True)
+    fmt = _format(file)
+    try:
+        table = pq.read_table(file) if fmt == "parquet" else feather.read_table(file, memory_map=True)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        name = "a Parquet" if fmt == "parquet" else "an Arrow IPC (Feather)"
+        raise ParseError(
+            f"the suffix {file.suffix!r} names {name} file, but the file is not one or is damaged (pyarrow: {exc}). A TREC "
+            f"text file must not carry a table suffix: rename it (e.g. to .txt); else write the table again",
+            str(file),
+        ) from None
     return to_pandas(table)
 
 
