@@ -93,7 +93,7 @@ def test_worked_example():
 
 
 def test_summarize_shows_the_residual():
-    run = pd.DataFrame({"run": ["A"] * 2 + ["B"] * 2, "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
+    run = pd.DataFrame({"run": ["A"] * 2 + ["n_resamples"] * 2, "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
                         "score": [1.0] * 4})
     qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     summary = pdeval.summarize(pdeval.bounds(run, qrels, "P@1")).set_index("run")
@@ -256,7 +256,7 @@ def test_report_shows_residuals_beside_the_means(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tables = report(run, qrels, levels=[50], samples=2, measures=["P@10", "AP"], depths=None, out=tmp_path,
-                        progress=False, B=20, swap_trials=5, bounds=True)
+                        progress=False, n_resamples=20, bounds=True)
     means = tables["full_means"].set_index("run")
     assert list(means.columns) == ["P@10", "P@10 residual", "AP", "AP residual"]
     expected = pdeval.summarize(pdeval.bounds(run, qrels, ["P@10", "AP"], complete=True)).set_index(["run", "measure"])

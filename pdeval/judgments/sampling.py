@@ -29,7 +29,8 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from pdeval.judgments.draws import SeedLike, base_seed, key_bits, random_keys, ranks_by_key
+from pdeval.common.seeds import Seed, base_seed
+from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.common.options import check_int
@@ -69,13 +70,13 @@ def _with_samples(frame: pd.DataFrame, samples: int) -> pd.DataFrame:
 
 
 def sample_pool(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     *,
     strata: Sequence[int] = (10, 30, 100),
     rates: Sequence[float] = (1.0, 0.5, 0.1),
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     runs: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
@@ -155,13 +156,13 @@ def _inclusion_probabilities(weight: np.ndarray, topic: np.ndarray, size: float)
 
 
 def sample_inclusion(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     *,
     size: float,
     depth: int = 100,
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     runs: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:

@@ -365,7 +365,7 @@ def correlation_heatmap(
     column measure with the ranking by the row (reference) measure.
     """
     if "measure" in data.columns and "value" in data.columns:
-        table = correlation_table(data, method, measures=_order(data, measures))
+        table = correlation_table(data, methods=method, measures=_order(data, measures))
     else:
         table = data if measures is None else data.loc[list(measures), list(measures)]
     n = len(table)

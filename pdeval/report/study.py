@@ -42,7 +42,8 @@ from pdeval.evaluation.core import evaluate
 from pdeval.judgments.reduction import reduce
 from pdeval.judgments.pooling import pool
 from pdeval.measures import parse as parse_measure
-from pdeval.analysis.significance import discriminative_power, swap_rates
+from pdeval.analysis.bootstrap import discriminative_power
+from pdeval.analysis.swaps import swap_rates
 
 __all__ = ["DEFAULT_MEASURES", "NOISE_Z", "findings", "report", "report_from_args", "separation"]
 
@@ -214,11 +215,11 @@ def _spread(stats: pd.DataFrame, measure: str, digits: int = 3) -> str:
             f"(range {row['min']:.{digits}f}–{row['max']:.{digits}f})")
 
 
-def _tukey_summary(full: pd.DataFrame, B: int, seed: int) -> pd.DataFrame:
+def _tukey_summary(full: pd.DataFrame, n_resamples: int, seed: int) -> pd.DataFrame:
     """Per measure: pairs significant by the randomised Tukey HSD, its threshold, and V_E."""
     from pdeval.analysis.statistics import anova, tukey_hsd
 
-    pairs = tukey_hsd(full, B=B, seed=seed, progress=False)
+    pairs = tukey_hsd(full, n_resamples=n_resamples, seed=seed, progress=False)
     table = pairs.groupby("measure", sort=False).agg(
         pairs=("significant", "size"), significant=("significant", "sum"), hsd=("hsd", "first"))
     table["share"] = table["significant"] / table["pairs"]
@@ -323,7 +324,7 @@ def findings(tables: dict, info: dict) -> list[str]:
     lines.append(
         f"On the full judgments, {_names(power, 'power', b['power'])} had the highest discriminative power "
         f"({b['label']}) and {_names(power, 'power', w['power'])} the lowest ({w['label']}), "
-        f"by a paired bootstrap test with B = {int(b['B'])} at α = {b['alpha']:g}."
+        f"by a paired bootstrap test with B = {int(b['n_resamples'])} at α = {b['alpha']:g}."
     )
     if "tukey_hsd" in tables:
         tukey = tables["tukey_hsd"]
@@ -460,8 +461,7 @@ def report(
     seed: int = 1,
     out: Union[str, Path] = "report",
     progress: bool = True,
-    B: int = 1000,
-    swap_trials: int = 1000,
+    n_resamples: int = 1000,
     dpi: int = 110,
     bounds: bool = False,
 ) -> dict[str, pd.DataFrame]:
@@ -473,8 +473,9 @@ def report(
     evaluate every variant in one call; do the same for depth-k pools of all runs
     (``depths``, one call) and for ``partial_qrels``; compare each system ranking with the
     full-judgment one (tau_b, tau_AP, RMS; :func:`pdeval.rank_correlation`); measure
-    discriminative power (``B`` bootstrap replicates) and swap rates (``swap_trials`` splits
-    of the topics in two halves) on the full judgments.
+    discriminative power (``n_resamples`` bootstrap replicates) and swap rates (``n_resamples``
+    splits of the topics in two halves) on the full judgments; the randomised Tukey HSD draws
+    ``n_resamples`` permutations.
 
     Writes the CSV tables of :data:`TABLES`, PNG figures, ``report.md`` and a standalone
     ``report.html``. With ``bounds`` the table of run means has each measure's residual
@@ -522,7 +523,7 @@ def report(
         wide = summarize_bounds(results["full_bounds"], wide=True).set_index("run")
     # no columns name: it would show as a spurious empty "measure" column in the HTML table
     tables["full_means"] = wide.sort_values(measures[0], ascending=False).rename_axis(columns=None).reset_index()
-    tables["measure_correlation"] = correlation_table(full, "tau_b", measures=measures).reset_index()
+    tables["measure_correlation"] = correlation_table(full, methods="tau_b", measures=measures).reset_index()
     n_topics = full["query_id"].nunique()
     info = {"judgments": int((qrels["relevance"] >= 0).sum())}
     bar.update()
@@ -562,14 +563,14 @@ def report(
     bar.update()
 
     stage(stages[4])
-    power = discriminative_power(full, B=B, seed=seed, progress=False).summary
+    power = discriminative_power(full, n_resamples=n_resamples, seed=seed, progress=False).summary
     tables["discriminative_power"] = power
-    tables["tukey_hsd"] = _tukey_summary(full, B, seed)
+    tables["tukey_hsd"] = _tukey_summary(full, n_resamples, seed)
     bar.update()
 
     stage(stages[5])
     c = max(1, n_topics // 2)
-    swaps = swap_rates(full, c=c, trials=swap_trials, seed=seed, progress=False)
+    swaps = swap_rates(full, c=c, n_resamples=n_resamples, seed=seed, progress=False)
     tables["swap_rates"] = swaps.summary
     bar.update()
 
@@ -587,7 +588,7 @@ def report(
         "the means on full judgments (Yilmaz & Aslam 2008, Figs. 1-18); the panel statistics are of the averaged means",
         "pools": "Rank correlation with the full-judgment ranking for depth-k pools of all runs",
         "discriminative_power": "Discriminative power on full judgments (Sakai 2007)",
-        "swap_rates": f"Swap rates on full judgments, {swap_trials} random splits into two sets of {c} topics "
+        "swap_rates": f"Swap rates on full judgments, {n_resamples} random splits into two sets of {c} topics "
         "(Voorhees & Buckley 2002)",
         "measure_correlation": "Kendall's τ_b between the system rankings of each pair of measures, full judgments",
         "topic_distributions": f"Per-topic {measures[0]} of each run on full judgments",
@@ -656,7 +657,7 @@ def report_from_args(args: argparse.Namespace) -> int:
         run, qrels, partial_qrels=partial,
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
-        progress=not args.no_progress, depths=args.depths, B=args.bootstrap, bounds=args.bounds,
+        progress=not args.no_progress, depths=args.depths, n_resamples=args.bootstrap, bounds=args.bounds,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print("Per-run means on the full judgments:")

@@ -995,7 +995,7 @@ def _stack(files: list) -> pd.DataFrame:
 
 
 def read_qrels(
-    path: PathLike,
+    source: PathLike,
     *,
     duplicates: DuplicatePolicy = "error",
     engine: Literal["auto", "python"] = "auto",
@@ -1021,6 +1021,7 @@ def read_qrels(
     Returns a frame with columns ``query_id, doc_id, relevance`` (str, str, int64) in file
     order. ``.gz``/``.bz2``/``.xz`` files are decompressed transparently.
     """
+    path = source
     if engine not in ("auto", "python"):
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
     if is_source(path):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
