@@ -42,16 +42,18 @@ class ResultBundle:
             if isinstance(getattr(self, field.name), pd.DataFrame)
         }
 
-    def _others(self) -> str:
-        parts = [f"{name} ({len(frame)} rows)" for name, frame in self.to_dict().items() if name != self._summary]
-        return ", ".join(parts)
+    def _own_table(self) -> bool:
+        """True when the summary table is one of the fields (not computed by ``to_frame``)."""
+        return type(self).to_frame is ResultBundle.to_frame
 
     def _title(self) -> str:
-        frame = self.to_frame()
-        others = self._others()
+        own = self._own_table()
+        label = self._summary if own else "summary table"
+        others = [f"{name} ({len(frame)} rows)" for name, frame in self.to_dict().items()
+                  if not (own and name == self._summary)]
         return (
-            f"{type(self).__name__}: {len(frame)} rows in the summary (.to_frame())"
-            + (f"; also {others}" if others else "")
+            f"{type(self).__name__}: {label} ({len(self.to_frame())} rows, .to_frame())"
+            + (f"; also {', '.join(others)}" if others else "")
         )
 
     def __repr__(self) -> str:

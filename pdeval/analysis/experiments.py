@@ -23,6 +23,7 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis.bundle import ResultBundle
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_result, result_keys
 
@@ -86,9 +87,10 @@ def _inverse(sd: pd.Series) -> pd.Series:
     return out.where(sd != 0, np.inf).where(sd.notna())
 
 
-@dataclass
-class TrainingSensitivity:
-    """Result of :func:`training_sensitivity` (all frames tidy, with a ``task`` column).
+@dataclass(repr=False)
+class TrainingSensitivity(ResultBundle):
+    """Result of :func:`training_sensitivity` (all frames tidy, with a ``task`` column);
+    ``to_frame()`` is :meth:`sign_tests` (the paper's Tables 4 and 5).
 
     ``optimal``
         ``task, measure, level, sample, theta, train_value``: theta*_X(level, sample), the
@@ -125,6 +127,10 @@ class TrainingSensitivity:
     differences: pd.DataFrame
     diff_stability: pd.DataFrame
     wilcoxon: Optional[pd.DataFrame]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary table: :meth:`sign_tests` over every case."""
+        return self.sign_tests()
 
     def sign_tests(
         self, levels: Union[None, Sequence, Mapping[str, Sequence]] = None, alpha: float = 0.05, rtol: float = 0.0

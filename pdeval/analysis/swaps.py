@@ -81,7 +81,7 @@ def swap_counts(
     bins = check_int("bins", bins, 1)
     if not (isinstance(n_resamples, str) and n_resamples == "all"):
         if isinstance(n_resamples, str):
-            raise PdevalError(f"n_resamples must be a positive integer or 'all', not {n_resamples!r}")
+            raise PdevalError(f"n_resamples must be an integer >= 1 or 'all', not {n_resamples!r}")
         check_int("n_resamples", n_resamples, 1)
     if not isinstance(bin_width, numbers.Real) or not bin_width > 0:
         raise PdevalError(f"bin_width must be a positive number, not {bin_width!r}")
