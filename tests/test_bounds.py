@@ -93,7 +93,7 @@ def test_worked_example():
 
 
 def test_summarize_shows_the_residual():
-    run = pd.DataFrame({"run": ["A"] * 2 + ["n_resamples"] * 2, "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
+    run = pd.DataFrame({"run": ["A"] * 2 + ["B"] * 2, "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
                         "score": [1.0] * 4})
     qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     summary = pdeval.summarize(pdeval.bounds(run, qrels, "P@1")).set_index("run")
@@ -218,7 +218,7 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pdeval import plotting
+    from pdeval.report import figures as plotting
     from pdeval.cli.commands import main
 
     clef = pdeval.datasets.load("clef2018")

@@ -12,7 +12,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import pdeval  # noqa: E402
-from pdeval import plotting  # noqa: E402
+from pdeval.report import figures as plotting  # noqa: E402
 from pdeval.errors import SchemaError  # noqa: E402
 
 MEASURES = ["AP", "Bpref", "infAP", "P@10"]

@@ -159,7 +159,7 @@ def synthetic_tables(values: dict, level: int = 10) -> dict:
     samples = pd.DataFrame(rows)
     grouped = samples.groupby(["measure", "level", "method"])["value"]
     robustness = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index().rename(columns={"count": "samples"})
-    power = pd.DataFrame({"measure": list(values), "power": 0.5, "label": "1/2 = 50.0%", "B": 100, "alpha": 0.05})
+    power = pd.DataFrame({"measure": list(values), "power": 0.5, "label": "1/2 = 50.0%", "n_resamples": 100, "alpha": 0.05})
     return {"robustness": robustness, "robustness_samples": samples, "discriminative_power": power}
 
 

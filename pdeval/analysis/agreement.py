@@ -181,7 +181,36 @@ def agreement(
     Krippendorff's alpha of every label set and the reference together as coders of the same
     units (every labelled pair; units with one value are not pairable).
 
-    Undefined values (one grade only, no pairs) are NaN. Returns an :class:`Agreement`.
+    Undefined values (one grade only, no pairs) are NaN.
+
+    Parameters
+    ----------
+    qrels
+        The reference label set (one qrels frame, e.g. the human labels).
+    others
+        The label sets to compare with it (as :func:`pdeval.label_sets` takes them).
+    threshold
+        The grade from which a label counts as relevant for ``binary`` and ``binary_kappa``.
+    per_topic
+        Also one row per (label set, topic).
+    overall
+        Add Krippendorff's alphas of all label sets together (``label_set="(all)"``).
+    grade_map
+        A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
+    missing
+        ``"warn"``, ``"ignore"`` or ``"raise"`` when the sets do not label the same pairs.
+
+    Returns
+    -------
+    Agreement
+        ``statistics``, ``confusion`` and ``coverage`` frames; ``to_frame()`` is the wide table.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value.
+    SchemaError
+        No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="raise"``.
     """
     ref = plain_labels(qrels, "the reference qrels")
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)

@@ -335,13 +335,22 @@ def rank_correlation(
     out = pd.DataFrame(rows, columns=["measure", *by_list, "reference", "method", "value", "n_runs"])
     out["n_runs"] = out["n_runs"].astype(np.int64)
     if alpha is not None:
-        p_value, critical = tau_significance(out["value"].to_numpy(), out["n_runs"].to_numpy(), alpha)
-        is_tau = out["method"].isin(["tau_a", "tau_b"]).to_numpy()
-        out["p_value"] = np.where(is_tau, p_value, np.nan)
-        out["critical"] = np.where(is_tau, critical, np.nan)
-        out["significant"] = is_tau & (out["p_value"].to_numpy() < alpha)
-    if not aggregate:
-        return out
+        out = _with_significance(out, alpha)
+    return _aggregate_samples(out, by_list, alpha) if aggregate else out
+
+
+def _with_significance(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The normal test of tau (:func:`tau_significance`) on the ``tau_a`` / ``tau_b`` rows."""
+    p_value, critical = tau_significance(out["value"].to_numpy(), out["n_runs"].to_numpy(), alpha)
+    is_tau = out["method"].isin(["tau_a", "tau_b"]).to_numpy()
+    out["p_value"] = np.where(is_tau, p_value, np.nan)
+    out["critical"] = np.where(is_tau, critical, np.nan)
+    out["significant"] = is_tau & (out["p_value"].to_numpy() < alpha)
+    return out
+
+
+def _aggregate_samples(out: pd.DataFrame, by_list: list[str], alpha: Optional[float]) -> pd.DataFrame:
+    """Each statistic of :func:`rank_correlation` averaged over the ``sample`` column."""
     group = ["measure", *[k for k in by_list if k != "sample"], "reference", "method"]
     agg = {
         "mean": ("value", "mean"),

@@ -99,7 +99,28 @@ def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = Non
     ``by="source"`` each source's labels become a label set, so measures can be asked per
     source). The ``label_set`` column is a variant key, so
     ``pdeval.evaluate(run, label_sets(...), measures)`` evaluates every run against every label
-    set at once. A ``source`` column is kept. Duplicate (label_set, query_id, doc_id) raise.
+    set at once. A ``source`` column is kept.
+
+    Parameters
+    ----------
+    sets
+        A mapping name -> qrels frame, a long frame with a ``label_set`` column, or one qrels
+        frame.
+    name
+        The label set name of one qrels frame given alone.
+    by
+        A column of one qrels frame whose values become the label sets (e.g. ``"source"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A canonical qrels frame with a ``label_set`` column (str).
+
+    Raises
+    ------
+    SchemaError
+        Another variant column, a missing ``by`` column, or a repeated
+        (label_set, query_id, doc_id).
     """
     if by is not None:
         if not isinstance(sets, pd.DataFrame) or by not in sets.columns:
@@ -134,6 +155,23 @@ def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
     keep their grades). Negative values (pooled, not judged) are kept unless mapped. A judged
     grade the mapping lacks raises :class:`~pdeval.errors.SchemaError` naming it: a scale
     mapping must say where every grade goes.
+
+    Parameters
+    ----------
+    qrels
+        A qrels frame (with a ``label_set`` column for a mapping per label set).
+    mapping
+        ``{grade: new grade}``, ``{label set: {grade: new grade}}`` or None (unchanged).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The qrels with the mapped ``relevance``.
+
+    Raises
+    ------
+    SchemaError
+        A judged grade the mapping lacks, or an unknown label set.
     """
     q = as_qrels(qrels)
     if mapping is None:
@@ -206,6 +244,31 @@ def merge_qrels(
     ``dropped`` (human labels not used), ``unjudged`` (holes left), ``total`` (output rows).
     ``human + filled + overridden + unjudged == total`` and no label is lost or repeated except
     as ``ignored``/``dropped`` says.
+
+    Parameters
+    ----------
+    qrels
+        The human labels (one label set, no variant column).
+    automatic
+        The automatic labels.
+    policy
+        ``"fill"``, ``"prefer"`` or ``"replace"`` (above).
+    human_source, automatic_source
+        The ``source`` of the rows of a frame without a ``source`` column.
+    return_counts
+        Return ``(merged, counts)`` instead of the merged frame alone.
+
+    Returns
+    -------
+    pandas.DataFrame or (pandas.DataFrame, dict)
+        The merged qrels ``query_id, doc_id, relevance, source`` (and the counts).
+
+    Raises
+    ------
+    PdevalError
+        An unknown policy.
+    SchemaError
+        A frame with variant columns (several label sets).
     """
     if policy not in ("fill", "replace", "prefer"):
         raise PdevalError(f"policy must be 'fill', 'replace' or 'prefer', not {policy!r}")
@@ -270,8 +333,27 @@ def judged_by_source(
     column counts as one source, ``"qrels"``. Topics of the run absent from the qrels are
     ignored, as ``judged`` does.
 
-    Returns a tidy frame ``run, query_id, k, source, judged`` (every source on every row group,
-    0 where it judged nothing).
+    Parameters
+    ----------
+    run
+        A run frame.
+    qrels
+        A qrels frame, with a ``source`` column or without.
+    k
+        A cutoff or a list of them.
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy frame ``run, query_id, k, source, judged`` (every source on every row group, 0
+        where it judged nothing).
+
+    Raises
+    ------
+    PdevalError
+        A cutoff that is not a positive integer.
     """
     ks = [k] if isinstance(k, (int, np.integer)) else list(k)
     if not ks or any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
@@ -350,9 +432,42 @@ def fill_holes(
     appended to after each batch, so an interrupted run resumes). Pairs in the cache are not
     sent to the judge.
 
-    Returns the judge's labels of every hole (from the cache or fresh) as a qrels frame with
-    ``source`` set to ``source``; combine them with
-    ``pdeval.merge_qrels(qrels, holes, policy="fill")``.
+    Parameters
+    ----------
+    run
+        A run frame.
+    qrels
+        The labels so far (one label set).
+    judge
+        A callable taking a frame ``query_id, doc_id`` and returning one grade per row.
+    depth
+        The depth of the runs' top lists whose holes are filled.
+    batch_size
+        The most rows passed to the judge at once.
+    cache
+        A mutable mapping or the path of a tab-separated cache file (above), or None.
+    topics
+        ``"all"`` (every topic of the run) or ``"qrels"`` (the topics the qrels have).
+    source
+        The ``source`` of the returned labels.
+    progress
+        A progress bar: True, False, or None (only for long work on a terminal or notebook).
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The judge's labels of every hole (from the cache or fresh) as a qrels frame with
+        ``source`` set to ``source``; combine them with
+        ``pdeval.merge_qrels(qrels, holes, policy="fill")``.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value (``depth``, ``batch_size``, ``topics``, a judge that is not callable).
+    SchemaError
+        A judge that returns a wrong number of grades or grades that are not integers >= 0.
     """
     check_int("depth", depth, 1)
     check_int("batch_size", batch_size, 1)

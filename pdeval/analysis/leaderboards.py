@@ -95,7 +95,7 @@ def compare_leaderboards(
     result: pd.DataFrame,
     reference: str,
     *,
-    methods: Sequence[str] = ("tau_b", "tau_ap"),
+    methods: Union[str, Sequence[str]] = ("tau_b", "tau_ap"),
     k: Union[int, Sequence[int]] = (5, 10),
     system: str = "run",
     missing: Literal["warn", "raise"] = "warn",
@@ -113,14 +113,40 @@ def compare_leaderboards(
     the system name (ascending), so the value is deterministic. Systems must be present under
     both (see ``rank_correlation``'s ``missing``).
 
-    Returns a tidy frame ``measure, label_set, method, value, n_runs`` (methods ``tau_b``,
-    ``tau_ap``, ..., ``top@5``, ``top@10``).
+    Parameters
+    ----------
+    result
+        A result frame with a ``label_set`` column.
+    reference
+        The label set whose ranking is the reference.
+    methods
+        Coefficients of :func:`pdeval.rank_correlation` (a string or a list).
+    k
+        The cutoff(s) of the top-k overlap.
+    system
+        The column naming the systems.
+    missing
+        ``"warn"`` or ``"raise"`` when a system lacks a mean under one of the two.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy frame ``measure, label_set, method, value, n_runs`` (methods ``tau_b``,
+        ``tau_ap``, ..., ``top@5``, ``top@10``).
+
+    Raises
+    ------
+    PdevalError
+        A cutoff that is not a positive integer.
+    SchemaError
+        No ``label_set`` column, an unknown reference, or nothing but the reference.
     """
     est, ref, by = _split_reference(result, reference, system)
     ks = [k] if isinstance(k, (int, np.integer)) else list(k)
     if any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
         raise PdevalError(f"k must be a positive integer or a list of them, not {k!r}")
-    correlations = rank_correlation(est, ref, methods=tuple(methods), by=by, system=system, missing=missing)
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    correlations = rank_correlation(est, ref, methods=methods, by=by, system=system, missing=missing)
     correlations = correlations.drop(columns="reference")
     est_ranks = _ranked_means(est, system, by)
     ref_ranks = _ranked_means(ref, system, [b for b in by if b != LABEL_SET])
@@ -148,10 +174,28 @@ def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "
     """How far each system moves between the reference leaderboard and each other label set's.
 
     Ranks are 1 for the highest mean, ties broken by system name (as in
-    :func:`compare_leaderboards`), over the systems present under both. Returns a tidy frame
-    ``measure, label_set, run, value, value_reference, rank, rank_reference, change``
-    (``change = rank_reference - rank``: positive when the system climbs), sorted by the
-    largest absolute change first within each (measure, label set).
+    :func:`compare_leaderboards`), over the systems present under both.
+
+    Parameters
+    ----------
+    result
+        A result frame with a ``label_set`` column.
+    reference
+        The label set whose leaderboard is the reference.
+    system
+        The column naming the systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy frame ``measure, label_set, run, value, value_reference, rank, rank_reference,
+        change`` (``change = rank_reference - rank``: positive when the system climbs), sorted
+        by the largest absolute change first within each (measure, label set).
+
+    Raises
+    ------
+    SchemaError
+        No ``label_set`` column, an unknown reference, or nothing but the reference.
     """
     est, ref, by = _split_reference(result, reference, system)
     est_ranks = _ranked_means(est, system, by)

@@ -196,10 +196,42 @@ def topic_set_size(
     distributions, ``method="sakai2016"`` with the normal approximations of Sakai's Excel
     tools (Sakai 2016). Formulas: module docstring.
 
-    Returns columns (``measure``, variant keys when ``result`` is a frame), ``variance``,
-    ``design``, ``method``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or ``ci_width``,
-    ``n_systems`` (``anova``), ``n_topics``, and ``power`` or ``expected_width`` at
-    ``n_topics``.
+    Parameters
+    ----------
+    result
+        A result frame with per-topic values (every run on every topic), or the variance
+        ``sigma^2`` of single scores as a number.
+    measures
+        The measure(s) of a result frame (a string or a list; default: all).
+    design
+        ``"t"``, ``"anova"`` or ``"ci"`` (module docstring).
+    alpha, beta
+        The significance level and one minus the power (``beta`` unused by ``"ci"``).
+    min_delta
+        The mean difference to detect (``"t"``, ``"anova"``); a number or a list.
+    ci_width
+        The largest expected interval width (``"ci"``); a number or a list.
+    n_systems
+        The number of systems of ``"anova"`` (default: the runs of ``result``).
+    method
+        ``"exact"`` (noncentral t and F) or ``"sakai2016"`` (Nagata's approximations).
+    two_way
+        The ANOVA whose residual variance estimates ``sigma^2``.
+    system
+        The column naming the systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns (``measure``, variant keys when ``result`` is a frame), ``variance``,
+        ``design``, ``method``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or
+        ``ci_width``, ``n_systems`` (``anova``), ``n_topics``, and ``power`` or
+        ``expected_width`` at ``n_topics``.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value, or a requirement no topic set size meets.
     """
     targets = ci_width if design == "ci" else min_delta
     targets = [targets] if targets is None or np.isscalar(targets) else list(targets)
