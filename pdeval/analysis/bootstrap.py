@@ -22,7 +22,7 @@ import pandas as pd
 from pdeval.analysis.bundle import ResultBundle
 from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, pair_indices, score_matrices
 from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -213,7 +213,7 @@ def discriminative_power(
     alpha: float = 0.05,
     n_resamples: int = 1000,
     seed: Seed = 0,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
     system: str = "run",
 ) -> DiscriminativePower:
     """Discriminative power by Sakai's paired bootstrap test (Sakai 2006, 2007; MEASURES.md E10).

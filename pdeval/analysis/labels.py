@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pdeval.common.options import check_int
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
@@ -415,7 +415,7 @@ def fill_holes(
     cache: Union[None, str, Path, MutableMapping] = None,
     topics: Literal["qrels", "all"] = "all",
     source: str = "judge",
-    progress: Progress = None,
+    progress: Optional[bool] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
     """Label the unjudged (query_id, doc_id) pairs of the runs' top ``depth`` with a judge.

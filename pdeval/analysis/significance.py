@@ -19,7 +19,7 @@ import pandas as pd
 from pdeval.analysis.bootstrap import bootstrap_replicates, chunk_size, studentised
 from pdeval.analysis.scores import CHUNK_ELEMENTS, baseline_pairs, pair_indices, score_matrices
 from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -92,7 +92,7 @@ def _t_interval(diff: np.ndarray, sd: np.ndarray, n: int, confidence: float) -> 
     return diff - half, diff + half
 
 
-def _permutation_p(z: np.ndarray, permutations: int, rng: np.random.Generator, progress: Progress) -> np.ndarray:
+def _permutation_p(z: np.ndarray, permutations: int, rng: np.random.Generator, progress: Optional[bool]) -> np.ndarray:
     """Two-sided sign-flip permutation p-values of the mean difference, per row of z.
 
     Exact over all 2^n sign vectors when 2^n <= permutations; otherwise ``permutations``
@@ -149,7 +149,7 @@ def resamples_of(test: str, n_resamples: Optional[int]) -> int:
 
 
 def _paired_test(test: str, a: np.ndarray, b: np.ndarray, resamples: int, rng: np.random.Generator,
-                 confidence: float, progress: Progress) -> tuple[np.ndarray, np.ndarray, Optional[tuple]]:
+                 confidence: float, progress: Optional[bool]) -> tuple[np.ndarray, np.ndarray, Optional[tuple]]:
     """(statistic, p-value, bootstrap interval or None) of one test for the pairs (rows) a - b."""
     from scipy import stats
 
@@ -194,7 +194,7 @@ def compare(
     n_resamples: Optional[int] = None,
     seed: Seed = 0,
     confidence: float = 0.95,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
     system: str = "run",
     large_topics: Optional[int] = LARGE_TOPICS,
 ) -> pd.DataFrame:

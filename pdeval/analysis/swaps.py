@@ -12,7 +12,7 @@ import itertools
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Literal, Sequence, Union
+from typing import Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ import pandas as pd
 from pdeval.analysis.bundle import ResultBundle
 from pdeval.analysis.scores import CHUNK_ELEMENTS, pair_indices, score_matrices
 from pdeval.common.options import check_choice, check_int
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -63,7 +63,7 @@ def swap_counts(
     seed: Seed = 0,
     bin_width: float = 0.01,
     bins: int = 21,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Swap and trial counts per bin for a runs x topics matrix (MEASURES.md E9, steps 1-2).
 
@@ -157,7 +157,7 @@ def swap_rates(
     bins: int = 21,
     threshold: float = 0.05,
     rule: Literal["all", "first"] = "all",
-    progress: Progress = None,
+    progress: Optional[bool] = None,
     system: str = "run",
 ) -> SwapRates:
     """Swap rates and the difference required (Voorhees & Buckley 2002; MEASURES.md E9).

@@ -42,7 +42,7 @@ def interactive() -> bool:
     return get is not None and type(get()).__name__ == "ZMQInteractiveShell"
 
 
-def tqdm_options(progress: Progress) -> dict:
+def tqdm_options(progress: Optional[bool]) -> dict:
     """The ``disable`` and ``delay`` arguments of a tqdm bar under the rule of this module."""
     progress = check_progress(progress)
     if progress is None:

@@ -35,7 +35,7 @@ from pdeval.evaluation.core import evaluate, evaluate_frames
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.judgments.reduction import PreparedQrels, RemovedAs, assemble_variants, emit_rows, plain_qrels
 from pdeval.common.options import check_choice, check_int, is_int
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
 
 __all__ = ["DEPTH_GRIDS", "pool", "mixed_pool", "exclude_runs", "judged", "leave_out_pooling"]
@@ -212,7 +212,7 @@ def mixed_pool(
     runs: Optional[Iterable[str]] = None,
     score_precision: ScorePrecision = "float64",
     removed_as: RemovedAs = "pooled",
-    progress: Progress = None,
+    progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Depth-k pool plus as many random judgments from outside it (Yilmaz & Aslam 2008, E6).
 

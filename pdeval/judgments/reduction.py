@@ -34,7 +34,7 @@ from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_qrels, variant_keys
 from pdeval.common.options import check_choice, check_int, is_int
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 
 __all__ = ["LEVEL_GRIDS", "reduce", "reduction_sizes", "skipped_topics"]
 
@@ -266,7 +266,7 @@ def reduce(
     rel: int = 1,
     on_fail: Literal["raise", "skip"] = "raise",
     max_tries: int = 10000,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Reduced versions of a complete qrels: every level and sample in one frame.
 

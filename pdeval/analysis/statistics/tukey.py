@@ -52,7 +52,7 @@ import pandas as pd
 from pdeval.errors import PdevalError
 from pdeval.common.options import check_choice
 from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, baseline_pairs, score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
@@ -68,7 +68,7 @@ def randomised_ranges(
     *,
     seed: Seed = 0,
     baselines: Optional[np.ndarray] = None,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
 ) -> np.ndarray:
     """The ``n_resamples`` (B) null statistics ``R_b`` of the randomised Tukey HSD test (module docstring).
 
@@ -106,7 +106,7 @@ def tukey_hsd(
     alpha: float = 0.05,
     baselines: Union[None, str, Sequence[str]] = None,
     two_way: bool = True,
-    progress: Progress = None,
+    progress: Optional[bool] = None,
     system: str = "run",
 ) -> pd.DataFrame:
     """Tukey's HSD between all run pairs (or ``baselines`` against the rest), topics paired.
