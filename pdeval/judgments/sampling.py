@@ -98,7 +98,7 @@ def sample_pool(
     Parameters
     ----------
     run
-        The run frame whose depth pool is sampled.
+        The run frame whose pool is sampled.
     qrels
         The complete judgments: a sampled document keeps its level.
     strata
@@ -218,12 +218,11 @@ def sample_inclusion(
         The expected number of sampled documents per topic.
     depth
         The depth of the pool.
-    samples
-        The number of independent samples (a ``sample`` column when > 1).
-    seed
-        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    samples, seed
+        The number of independent samples (a ``sample`` column when > 1) and their seed: an
+        integer, None (fresh entropy) or a ``numpy.random.Generator``.
     runs
-        The runs that make the pool (default: all).
+        The runs whose depth pool is sampled (default: all).
     score_precision
         As :func:`pdeval.evaluate` orders scores.
 

@@ -243,7 +243,7 @@ def anova(
     result
         A result frame with per-topic values, every run on every topic.
     measures
-        The measure(s) to analyse (a string or a list; default: all).
+        The measure(s) whose ANOVA is computed (a string or a list; default: all).
     two_way
         Two-way ANOVA without replication (system x topic) or one-way (system).
     alpha

@@ -121,7 +121,7 @@ def tukey_hsd(
     result
         A result frame with per-topic values, every run on every topic.
     measures
-        The measure(s) to test (a string or a list; default: all).
+        The measure(s) whose runs are compared (a string or a list; default: all).
     method
         ``"randomised"`` (permutations within topics) or ``"parametric"`` (the studentised
         range distribution with the ANOVA residual variance).
