@@ -91,7 +91,7 @@ class IRAccessor:
         """``"run"``, ``"qrels"``, ``"result"`` or ``None``."""
         return frame_kind(self._frame)
 
-    def need(self, kinds: Sequence[str], method: str) -> pd.DataFrame:
+    def _need(self, kinds: Sequence[str], method: str) -> pd.DataFrame:
         """The frame, if it is of one of ``kinds``; else a :class:`~pdeval.errors.SchemaError`
         naming the method, the columns it needs and the kind of frame it got."""
         got = self.kind
@@ -121,7 +121,7 @@ def bind(function: Callable, kinds: Sequence[str]) -> Callable:
     prepare = _PREPARE.get(name)
 
     def method(self: IRAccessor, *args, **kwargs):
-        frame = self.need(kinds, name)
+        frame = self._need(kinds, name)
         if prepare is not None:
             frame = prepare(frame, kwargs)
         return function(frame, *args, **kwargs)
