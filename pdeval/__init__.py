@@ -25,17 +25,9 @@
 import sys
 
 from pdeval import accessor, datasets, errors, frames
-from pdeval.analysis.agreement import (
-    agreement,
-    compare_leaderboards,
-    fill_holes,
-    judged_by_source,
-    label_sets,
-    leaderboard_changes,
-    leaderboards,
-    map_grades,
-    merge_qrels,
-)
+from pdeval.analysis.agreement import agreement
+from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
+from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
 from pdeval.evaluation.bounds import bounds
 from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
 from pdeval.api import evaluate
@@ -53,7 +45,9 @@ from pdeval.measures import parse as parse_measure
 from pdeval.engine.ranking import rank_run
 from pdeval.sources.sampled import prels_qrels
 from pdeval.judgments.sampling import sample_inclusion, sample_pool
-from pdeval.analysis.significance import compare, discriminative_power, swap_rates
+from pdeval.analysis.bootstrap import discriminative_power
+from pdeval.analysis.significance import compare
+from pdeval.analysis.swaps import swap_rates
 from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does

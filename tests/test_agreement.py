@@ -541,12 +541,12 @@ def test_fill_holes_rejects_a_bad_judge():
 def test_accessor_dispatches():
     human = pd.DataFrame({"query_id": "q", "doc_id": list("ab"), "relevance": [1, 0]})
     auto = pd.DataFrame({"query_id": "q", "doc_id": list("bc"), "relevance": [1, 2]})
-    assert human.ir.merge(auto).equals(pdeval.merge_qrels(human, auto))
+    assert human.ir.merge_qrels(auto).equals(pdeval.merge_qrels(human, auto))
     a1 = human.ir.agreement({"x": auto}, missing="ignore").statistics
     pd.testing.assert_frame_equal(a1, pdeval.agreement(human, {"x": auto}, missing="ignore").statistics)
     assert human.ir.map_grades({0: 0, 1: 0}).relevance.tolist() == [0, 0]
     with pytest.raises(SchemaError, match="needs a qrels frame"):
-        _toy_runs().ir.merge(auto)
+        _toy_runs().ir.merge_qrels(auto)
 
 
 def test_write_qrels_says_it_leaves_out_the_source_column(tmp_path):

@@ -336,14 +336,14 @@ def _result():
 
 
 for name, call, pattern in [
-    ("discriminative_power seed='x'", lambda: pdeval.discriminative_power(_result(), B=10, seed="x", progress=False), r"seed must be a non-negative integer.*'x'"),
-    ("discriminative_power B='x'", lambda: pdeval.discriminative_power(_result(), B="x", progress=False), r"B must be a positive integer, not 'x'"),
-    ("discriminative_power alpha=2", lambda: pdeval.discriminative_power(_result(), B=10, alpha=2, progress=False), r"alpha must be a number in \(0, 1\), not 2"),
+    ("discriminative_power seed='x'", lambda: pdeval.discriminative_power(_result(), n_resamples=10, seed="x", progress=False), r"seed must be a non-negative integer.*'x'"),
+    ("discriminative_power n_resamples='x'", lambda: pdeval.discriminative_power(_result(), n_resamples="x", progress=False), r"n_resamples must be an integer >= 1, not 'x'"),
+    ("discriminative_power alpha=2", lambda: pdeval.discriminative_power(_result(), n_resamples=10, alpha=2, progress=False), r"alpha must be a number in \(0, 1\), not 2"),
     ("compare seed=-1", lambda: pdeval.compare(_result(), test="permutation", seed=-1), r"seed must be a non-negative integer.*-1"),
-    ("compare permutations=1.5", lambda: pdeval.compare(_result(), test="permutation", permutations=1.5), r"permutations must be a positive integer, not 1.5"),
+    ("compare n_resamples=1.5", lambda: pdeval.compare(_result(), test="permutation", n_resamples=1.5), r"n_resamples must be an integer >= 1, not 1.5"),
     ("compare alpha='x'", lambda: pdeval.compare(_result(), alpha="x"), r"alpha must be a number in \(0, 1\), not 'x'"),
-    ("swap_rates trials=2.5", lambda: pdeval.swap_rates(_result(), "AP", c=1, trials=2.5, progress=False), r"trials must be a positive integer, not 2.5"),
-    ("swap_rates seed='x'", lambda: pdeval.swap_rates(_result(), "AP", c=1, trials=5, seed="x", progress=False), r"seed must be.*'x'"),
+    ("swap_rates n_resamples=2.5", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=2.5, progress=False), r"n_resamples must be an integer >= 1, not 2.5"),
+    ("swap_rates seed='x'", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=5, seed="x", progress=False), r"seed must be.*'x'"),
     ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"seed must be a non-negative integer.*'x'"),
     ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"samples must be an integer >= 1, not 2.5"),
     ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"levels are percents in \(0, 100\], got 0"),

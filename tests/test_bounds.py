@@ -256,7 +256,7 @@ def test_report_shows_residuals_beside_the_means(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tables = report(run, qrels, levels=[50], samples=2, measures=["P@10", "AP"], depths=None, out=tmp_path,
-                        progress=False, B=20, swap_trials=5, bounds=True)
+                        progress=False, n_resamples=20, bounds=True)
     means = tables["full_means"].set_index("run")
     assert list(means.columns) == ["P@10", "P@10 residual", "AP", "AP residual"]
     expected = pdeval.summarize(pdeval.bounds(run, qrels, ["P@10", "AP"], complete=True)).set_index(["run", "measure"])

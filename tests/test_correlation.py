@@ -367,12 +367,12 @@ def test_correlation_table_square_and_consistent():
     rng = np.random.default_rng(3)
     values = {m: rng.random(7) for m in ("AP", "bpref", "nDCG")}
     result = pd.concat([frame_from_means(dict(zip(runs, v)), m) for m, v in values.items()])
-    table = correlation_table(result, "tau_b")
+    table = correlation_table(result, methods="tau_b")
     assert list(table.index) == ["AP", "bpref", "nDCG"] == list(table.columns)
     assert np.allclose(np.diag(table), 1.0)
     assert np.allclose(table.to_numpy(), table.to_numpy().T)
     assert table.loc["AP", "bpref"] == pytest.approx(st.kendalltau(values["AP"], values["bpref"]).statistic, abs=TOL)
-    ap_table = correlation_table(result, "tau_ap")
+    ap_table = correlation_table(result, methods="tau_ap")
     assert ap_table.loc["AP", "bpref"] == pytest.approx(tau_ap(values["bpref"], values["AP"]), abs=TOL)
     with pytest.raises(SchemaError, match="several variants"):
         correlation_table(pd.concat([result.assign(level=1), result.assign(level=2)]))

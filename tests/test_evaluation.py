@@ -210,7 +210,7 @@ def test_accessor_dispatches_and_names_the_wrong_frame_kind():
         QRELS.ir.evaluate(QRELS, "AP")
     with pytest.raises(SchemaError, match="needs a result frame.*this is a run frame"):
         RUN.ir.summarize()
-    ranked = RUN.ir.rank()
+    ranked = RUN.ir.rank_run()
     assert ranked.loc[ranked["query_id"] == "q1", "doc_id"].tolist()[4:6] == ["d4", "d3"]
 
 

@@ -61,7 +61,7 @@ def test_paired_test_callables_follow_scipy():
     a, b = rng.random(30), rng.random(30)
     assert paired_test("t")(a, b) == pytest.approx(tuple(stats.ttest_rel(a, b)), rel=1e-12)
     assert paired_test("wilcoxon")(a, b)[1] == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-12)
-    exact = paired_test("permutation", permutations=2**20)(a[:12], b[:12])[1]
+    exact = paired_test("permutation", n_resamples=2**20)(a[:12], b[:12])[1]
     flips = 1 - 2 * ((np.arange(2**12)[:, None] >> np.arange(12)) & 1)  # every sign vector
     z = a[:12] - b[:12]
     assert exact == pytest.approx(np.mean(np.abs(flips @ z) >= np.abs(z.sum()) - 1e-12))
@@ -120,7 +120,7 @@ def test_pt_experiment_takes_pdeval_measures_and_tests(clef):
     runs, qrels, names = clef
     frames, topics, judged = _pyterrier_frames(runs, qrels, names)
     frames = [f.drop(columns="docid") for f in frames]  # keep to what pdeval's aliases resolve today
-    test = paired_test("permutation", permutations=999, seed=5)
+    test = paired_test("permutation", n_resamples=999, seed=5)
     metrics = [ir_measures.AP@10, pm.measure("bpref_R"), pm.measure("RankEff")]
     table = pt.Experiment(frames, topics, judged, eval_metrics=metrics, names=names, baseline=0, test=test, correction="holm")
     ours = pdeval.experiment(

@@ -131,7 +131,7 @@ def test_correlation_heatmap_from_result_and_table(study, tmp_path):
     ax = fig.axes[0]
     assert ax.get_xlabel() == "measure (estimate)" and ax.get_ylabel() == "reference measure"
     assert [t.get_text() for t in ax.get_xticklabels()] == MEASURES
-    table = pdeval.correlation_table(study["full"], "tau_b", measures=MEASURES)
+    table = pdeval.correlation_table(study["full"], methods="tau_b", measures=MEASURES)
     annotations = [t.get_text() for t in ax.texts]
     assert annotations == [f"{v:.2f}" for v in table.to_numpy().ravel()]
     fig2 = plotting.correlation_heatmap(table, measures=["AP", "P@10"], title="two")
@@ -141,7 +141,7 @@ def test_correlation_heatmap_from_result_and_table(study, tmp_path):
 
 
 def test_discriminative_power_bars(study, tmp_path):
-    summary = pdeval.discriminative_power(study["full"], B=100, progress=False).summary
+    summary = pdeval.discriminative_power(study["full"], n_resamples=100, progress=False).summary
     fig = plotting.discriminative_power_bars(summary)
     render(fig, tmp_path / "dp.png")
     ax = fig.axes[0]
@@ -156,7 +156,7 @@ def test_discriminative_power_bars(study, tmp_path):
 
 
 def test_swap_rate_curve(study, tmp_path):
-    swaps = pdeval.swap_rates(study["full"], c=6, trials=100, progress=False)
+    swaps = pdeval.swap_rates(study["full"], c=6, n_resamples=100, progress=False)
     grid = plotting.swap_rate_curve(swaps.bins)
     render(grid, tmp_path / "swap.png")
     assert grid.ax.get_ylabel() == "swap rate (% of trials)"
@@ -175,7 +175,7 @@ def test_swap_rate_curve(study, tmp_path):
 
 def test_swap_rate_curve_facets_variants(study, tmp_path):
     red = study["reduced"][study["reduced"]["sample"] == 0].drop(columns="sample")
-    swaps = pdeval.swap_rates(red, "AP", c=6, trials=50, progress=False)
+    swaps = pdeval.swap_rates(red, measures="AP", c=6, n_resamples=50, progress=False)
     grid = plotting.swap_rate_curve(swaps.bins)
     render(grid, tmp_path / "swap2.png")
     assert sorted(ax.get_title() for ax in grid.axes.flat) == ["20 % of judgments", "50 % of judgments"]
@@ -216,9 +216,9 @@ def test_each_measure_has_one_colour_in_every_figure(study):
 
     assert legend_colours(plotting.robustness_curve(study["tau"], palette=palette)) == want
     assert legend_colours(plotting.mean_by_level(study["reduced"], palette=palette)) == want
-    swaps = pdeval.swap_rates(study["full"], c=6, trials=50, progress=False)
+    swaps = pdeval.swap_rates(study["full"], c=6, n_resamples=50, progress=False)
     assert legend_colours(plotting.swap_rate_curve(swaps.bins, palette=palette)) == want
-    summary = pdeval.discriminative_power(study["full"], B=50, progress=False).summary
+    summary = pdeval.discriminative_power(study["full"], n_resamples=50, progress=False).summary
     ax = plotting.discriminative_power_bars(summary, palette=palette).axes[0]
     shown = [t.get_text() for t in ax.get_yticklabels()]
     bars = sorted(ax.patches, key=lambda p: p.get_y())
@@ -240,8 +240,8 @@ def test_percentage_axes_stay_within_0_and_100(study):
         assert 0 <= min(ax.get_xlim()) and max(ax.get_xlim()) <= 100
     ax = plotting.mean_by_level(study["reduced"]).ax
     assert 0 <= min(ax.get_xlim()) and max(ax.get_xlim()) <= 100
-    swaps = pdeval.swap_rates(study["full"], c=6, trials=50, progress=False)
+    swaps = pdeval.swap_rates(study["full"], c=6, n_resamples=50, progress=False)
     ax = plotting.swap_rate_curve(swaps.bins).ax
     assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] <= 100
-    summary = pdeval.discriminative_power(study["full"], B=50, progress=False).summary
+    summary = pdeval.discriminative_power(study["full"], n_resamples=50, progress=False).summary
     assert plotting.discriminative_power_bars(summary).axes[0].get_xlim() == (0, 100)

@@ -40,7 +40,7 @@ def data():
 def written(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     tables = report(data["run"], data["qrels"], partial_qrels=data["partial"], levels=[50, 10], samples=2,
-                    measures=MEASURES, depths=(5, 10), seed=3, out=out, progress=False, B=200, swap_trials=100)
+                    measures=MEASURES, depths=(5, 10), seed=3, out=out, progress=False, n_resamples=200)
     return out, tables
 
 
@@ -89,7 +89,7 @@ def test_tables_hold_what_the_functions_return(data, written):
     csv = csv[csv.method == "tau_b"].set_index(["measure", "depth"])["value"]
     np.testing.assert_allclose(csv.loc[pools.set_index(["measure", "depth"]).index], pools["value"])
 
-    power = pdeval.discriminative_power(full, B=200, seed=3, progress=False).summary
+    power = pdeval.discriminative_power(full, n_resamples=200, seed=3, progress=False).summary
     csv = pd.read_csv(out / "discriminative_power.csv")
     assert list(csv["label"]) == list(power["label"])
     np.testing.assert_allclose(csv["power"], power["power"])
@@ -159,7 +159,7 @@ def synthetic_tables(values: dict, level: int = 10) -> dict:
     samples = pd.DataFrame(rows)
     grouped = samples.groupby(["measure", "level", "method"])["value"]
     robustness = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index().rename(columns={"count": "samples"})
-    power = pd.DataFrame({"measure": list(values), "power": 0.5, "label": "1/2 = 50.0%", "B": 100, "alpha": 0.05})
+    power = pd.DataFrame({"measure": list(values), "power": 0.5, "label": "1/2 = 50.0%", "n_resamples": 100, "alpha": 0.05})
     return {"robustness": robustness, "robustness_samples": samples, "discriminative_power": power}
 
 

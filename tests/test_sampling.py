@@ -47,7 +47,7 @@ def quiet(function, *args, **kwargs):
 def test_sample_pool_strata_and_sizes(clef):
     runs, qrels, pool = clef
     with pytest.warns(PdevalWarning, match="no judgment"):
-        sample = pdeval.sample_pool(qrels, runs, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=3)
+        sample = pdeval.sample_pool(runs, qrels, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=3)
     assert list(sample.columns) == ["query_id", "doc_id", "stratum", "relevance"]
     # the strata are the depth pools' differences
     for label, (low, high) in {"1": (0, 5), "2": (5, 10), "3": (10, 20)}.items():
@@ -69,22 +69,22 @@ def test_sample_pool_strata_and_sizes(clef):
 
 def test_sample_pool_seeds_and_samples(clef):
     runs, qrels, _ = clef
-    a = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, seed=1, samples=3)
-    b = quiet(qrels.ir.sample_pool, runs, strata=STRATA, seed=1, samples=3)  # the accessor dispatches
+    a = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, seed=1, samples=3)
+    b = quiet(runs.ir.sample_pool, qrels, strata=STRATA, seed=1, samples=3)  # the accessor dispatches
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["sample", "query_id", "doc_id", "stratum", "relevance"]
     first, second = (a[a["sample"] == s]["relevance"].to_numpy() for s in (0, 1))
     assert (first != second).any()
     with pytest.raises(PdevalError, match="rates"):
-        pdeval.sample_pool(qrels, runs, strata=(10, 20), rates=(1.0,))
+        pdeval.sample_pool(runs, qrels, strata=(10, 20), rates=(1.0,))
     with pytest.raises(PdevalError, match="increasing"):
-        pdeval.sample_pool(qrels, runs, strata=(20, 10), rates=(1.0, 1.0))
+        pdeval.sample_pool(runs, qrels, strata=(20, 10), rates=(1.0, 1.0))
 
 
 def test_complete_sample_gives_the_complete_measures(clef):
     """Every stratum judged completely: R̂ = R exactly, xinfAP = AP up to the script's smoothing."""
     runs, qrels, pool = clef
-    sample = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(1, 1, 1))
+    sample = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, rates=(1, 1, 1))
     estimated = pdeval.evaluate(runs, sample, ["xinfAP", "inum_rel"]).pivot_table(
         index=["run", "query_id"], columns="measure", values="value"
     )
@@ -95,7 +95,7 @@ def test_complete_sample_gives_the_complete_measures(clef):
 
 def test_stratified_estimate_of_r_is_unbiased(clef):
     runs, qrels, pool = clef
-    samples = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(0.5, 0.3, 0.1), samples=150, seed=11)
+    samples = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, rates=(0.5, 0.3, 0.1), samples=150, seed=11)
     r_hat = pdeval.evaluate(runs[runs["run"] == runs["run"].iloc[0]], samples, ["inum_rel"])
     per_topic = r_hat.groupby("query_id")["value"].agg(["mean", "std", "count"])
     truth = pool[pool["relevance"] > 0].groupby("query_id").size().reindex(per_topic.index, fill_value=0)
@@ -117,7 +117,7 @@ def test_ap_prior_and_inclusion_probabilities():
 
 def test_inclusion_census_gives_ap(clef):
     runs, qrels, pool = clef
-    census = quiet(pdeval.sample_inclusion, qrels, runs, size=10**6, depth=20)
+    census = quiet(pdeval.sample_inclusion, runs, qrels, size=10**6, depth=20)
     assert (census["inclusion_prob"] == 1.0).all() and len(census) == len(pool)
     stat = pdeval.evaluate(runs, census, ["statAP", "statP@10"]).pivot_table(index=["run", "query_id"], columns="measure", values="value")
     exact = pdeval.evaluate(runs, pool, ["AP", "P@10"]).pivot_table(index=["run", "query_id"], columns="measure", values="value")
@@ -127,7 +127,7 @@ def test_inclusion_census_gives_ap(clef):
 
 def test_inclusion_estimate_of_r_is_unbiased(clef):
     runs, qrels, pool = clef
-    samples = quiet(pdeval.sample_inclusion, qrels, runs, size=15, depth=20, samples=400, seed=5)
+    samples = quiet(pdeval.sample_inclusion, runs, qrels, size=15, depth=20, samples=400, seed=5)
     size = samples.groupby(["sample", "query_id"]).size().groupby("query_id").mean()
     assert size.between(12, 18).all()  # expected size 15 per topic
     weight = samples[samples["relevance"] > 0].assign(w=lambda f: 1.0 / f["inclusion_prob"])
@@ -139,10 +139,10 @@ def test_inclusion_estimate_of_r_is_unbiased(clef):
 
 def test_samples_write_and_read_back(clef, tmp_path):
     runs, qrels, _ = clef
-    stratified = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=2)
+    stratified = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=2)
     path = pdeval.write_qrels(stratified, tmp_path / "sampled.txt")
     pd.testing.assert_frame_equal(pdeval.read_qrels(path), stratified.astype({"query_id": str, "doc_id": str}), check_dtype=False)
-    inclusion = quiet(pdeval.sample_inclusion, qrels, runs, size=20, depth=20, seed=2)
+    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=20, depth=20, seed=2)
     path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
     back = pdeval.read_qrels(path)
     assert back["inclusion_prob"].tolist() == inclusion["inclusion_prob"].tolist()
@@ -161,13 +161,13 @@ def test_drawn_samples_give_what_the_scripts_give(clef, tmp_path):
     runs, qrels, _ = clef
     one = runs[runs["run"] == runs["run"].iloc[0]]
     run_path = pdeval.write_run(one, tmp_path / "run.txt")[0]
-    stratified = quiet(pdeval.sample_pool, qrels, runs, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=4)
+    stratified = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=4)
     qrels_path = pdeval.write_qrels(stratified, tmp_path / "sampled.txt")
     theirs = run_script(script_copy(tmp_path, "sample_eval.nist-clinical.max100.JULIELab.pl"), qrels_path, run_path)
     ours = pdeval_lines(one, stratified, names_for(100, (10, 50, 100)))
     merged = theirs.merge(ours, on=["measure", "query_id"])
     assert len(merged) > 300 and (merged["value_x"] - merged["value_y"]).abs().max() <= 1e-9
-    inclusion = quiet(pdeval.sample_inclusion, qrels, runs, size=30, depth=20, seed=4)
+    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=30, depth=20, seed=4)
     prels_path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
     # statAP_MQ_eval orders tied scores in Perl's hash order: score by trec_eval's rank instead
     one = pdeval.rank_run(one).assign(score=lambda f: -f["rank"].astype(float)).drop(columns="rank")

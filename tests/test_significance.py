@@ -1,4 +1,4 @@
-"""Tests of pdeval.analysis.significance: swap rates (E9), discriminative power (E10), paired tests."""
+"""Tests of pdeval.analysis.swaps (swap rates, E9), .bootstrap (discriminative power, E10) and .significance (paired tests)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.analysis.significance import (
-    adjust_pvalues,
-    bootstrap_replicates,
-    compare,
-    discriminative_power,
-    paired_bootstrap,
-    score_matrices,
-    swap_counts,
-    swap_rates,
-)
+from pdeval.analysis.bootstrap import bootstrap_replicates, discriminative_power, paired_bootstrap
+from pdeval.analysis.scores import score_matrices
+from pdeval.analysis.significance import adjust_pvalues, compare
+from pdeval.analysis.swaps import swap_counts, swap_rates
 
 TOL = 1e-9
 
@@ -51,7 +45,7 @@ def e9_frame():
 
 
 def test_e9_worked_example_bins():
-    out = swap_rates(e9_frame(), "AP", c=2, trials="all", progress=False)
+    out = swap_rates(e9_frame(), measures="AP", c=2, n_resamples="all", progress=False)
     nonempty = out.bins[out.bins["count"] > 0]
     got = {int(b): (int(s), int(k)) for b, s, k in zip(nonempty["bin"], nonempty["swaps"], nonempty["count"])}
     assert got == {2: (3, 3), 7: (0, 2), 10: (3, 4), 12: (0, 1), 17: (0, 1), 20: (0, 7)}
@@ -59,7 +53,7 @@ def test_e9_worked_example_bins():
     assert out.bins.loc[out.bins["bin"] == 10, "rate"].item() == pytest.approx(0.75, abs=TOL)
     assert out.bins.loc[out.bins["bin"] == 12, "lower"].item() == pytest.approx(0.12, abs=TOL)
     summary = out.summary.iloc[0]
-    assert summary["trials"] == 6
+    assert summary["n_resamples"] == 6
     assert summary["swaps"] == 6 and summary["count"] == 18
     assert summary["rate"] == pytest.approx(1 / 3, abs=TOL)
     assert summary["diff_required"] == pytest.approx(0.12, abs=TOL)
@@ -70,7 +64,7 @@ def test_e9_worked_example_bins():
 
 
 def test_e9_worked_example_rule_first():
-    out = swap_rates(e9_frame(), "AP", c=2, trials="all", rule="first", progress=False)
+    out = swap_rates(e9_frame(), measures="AP", c=2, n_resamples="all", rule="first", progress=False)
     assert out.summary["diff_required"].item() == pytest.approx(0.07, abs=TOL)
 
 
@@ -95,7 +89,7 @@ def direct_swap_counts(scores, c, w=0.01, nb=21):
 def test_swap_counts_all_trials_match_direct_loops(m, n, seed):
     scores = np.round(np.random.default_rng(seed).random((m, n)), 2)
     c = n // 2
-    swaps, count, total = swap_counts(scores, c=c, trials="all")
+    swaps, count, total = swap_counts(scores, c=c, n_resamples="all")
     expected_swaps, expected_count = direct_swap_counts(scores.tolist(), c)
     assert total == math.comb(n, c) * math.comb(n - c, c)
     assert swaps.tolist() == expected_swaps
@@ -105,8 +99,8 @@ def test_swap_counts_all_trials_match_direct_loops(m, n, seed):
 def test_swap_rates_random_trials_reproducible():
     rng = np.random.default_rng(5)
     frame = to_frame(rng.random((6, 20)))
-    a = swap_rates(frame, c=10, trials=300, seed=11, progress=False)
-    b = swap_rates(frame, c=10, trials=300, seed=11, progress=False)
+    a = swap_rates(frame, c=10, n_resamples=300, seed=11, progress=False)
+    b = swap_rates(frame, c=10, n_resamples=300, seed=11, progress=False)
     pd.testing.assert_frame_equal(a.bins, b.bins)
     pd.testing.assert_frame_equal(a.summary, b.summary)
     assert a.summary["count"].item() == 15 * 300
@@ -115,7 +109,7 @@ def test_swap_rates_random_trials_reproducible():
 
 def test_swap_rates_rejects_bad_sizes():
     with pytest.raises(PdevalError, match="2c"):
-        swap_rates(e9_frame(), c=3, trials="all", progress=False)
+        swap_rates(e9_frame(), c=3, n_resamples="all", progress=False)
 
 
 # --------------------------------------------------------------------------------------
@@ -180,14 +174,14 @@ def test_paired_bootstrap_matches_direct_loops():
 
 
 def test_paired_bootstrap_streams_chunks_with_tied_replicates(monkeypatch):
-    import pdeval.analysis.significance as significance
+    import pdeval.analysis.bootstrap as bootstrap
 
     rng = np.random.default_rng(6)
     scores = np.round(rng.random((4, 9)), 1)
     base = rng.integers(0, 9, size=(13, 9))
     indices = np.concatenate([base, base[::-1], base])  # every |t*| value occurs three times
     expected = direct_bootstrap(scores, indices, 0.2)
-    monkeypatch.setattr(significance, "CHUNK_ELEMENTS", 60)  # a handful of replicates per chunk
+    monkeypatch.setattr(bootstrap, "CHUNK_ELEMENTS", 60)  # a handful of replicates per chunk
     got = paired_bootstrap(scores, indices, alpha=0.2)
     assert got["asl"].to_numpy() == pytest.approx([e[1] for e in expected], abs=TOL)
     assert got["delta"].to_numpy() == pytest.approx([e[2] for e in expected], abs=TOL)
@@ -213,15 +207,15 @@ def random_result(m=8, n=15, seed=1, measures=("AP", "bpref")):
 
 def test_discriminative_power_same_seed_same_output():
     result = random_result()
-    a = discriminative_power(result, B=300, seed=4, progress=False)
-    b = discriminative_power(result, B=300, seed=4, progress=False)
+    a = discriminative_power(result, n_resamples=300, seed=4, progress=False)
+    b = discriminative_power(result, n_resamples=300, seed=4, progress=False)
     pd.testing.assert_frame_equal(a.pairs, b.pairs)
     pd.testing.assert_frame_equal(a.summary, b.summary)
 
 
 def test_discriminative_power_summary_is_consistent_with_pairs():
     result = random_result()
-    out = discriminative_power(result, B=200, seed=0, alpha=0.05, progress=False)
+    out = discriminative_power(result, n_resamples=200, seed=0, alpha=0.05, progress=False)
     assert list(out.summary["measure"]) == ["AP", "bpref"]
     for _, row in out.summary.iterrows():
         pairs = out.pairs[out.pairs["measure"] == row["measure"]]
@@ -242,7 +236,7 @@ def test_discriminative_power_summary_is_consistent_with_pairs():
 def test_discriminative_power_thirty_runs_fifty_topics():
     # the size named in the brief; no timing assertion (machines differ)
     result = random_result(m=30, n=50, seed=9, measures=("AP",))
-    out = discriminative_power(result, B=1000, seed=0, progress=False)
+    out = discriminative_power(result, n_resamples=1000, seed=0, progress=False)
     assert out.summary["pairs"].item() == 435
     assert len(out.pairs) == 435
 
@@ -250,7 +244,7 @@ def test_discriminative_power_thirty_runs_fifty_topics():
 def test_score_matrices_reject_missing_cells():
     frame = to_frame(np.ones((3, 4))).iloc[1:]
     with pytest.raises(SchemaError, match=r"1 \(run, topic\) cell\(s\) are missing"):
-        discriminative_power(frame, B=10, progress=False)
+        discriminative_power(frame, n_resamples=10, progress=False)
     doubled = pd.concat([to_frame(np.ones((2, 3))), to_frame(np.ones((2, 3)))])
     with pytest.raises(SchemaError, match="several values"):
         swap_rates(doubled, c=1, progress=False)
@@ -259,9 +253,9 @@ def test_score_matrices_reject_missing_cells():
 def test_variants_are_analysed_separately():
     rng = np.random.default_rng(0)
     frame = pd.concat([to_frame(rng.random((4, 10)), level=lv) for lv in (10, 50)], ignore_index=True)
-    out = discriminative_power(frame, B=50, progress=False)
+    out = discriminative_power(frame, n_resamples=50, progress=False)
     assert list(out.summary["level"]) == [10, 50]
-    swaps = swap_rates(frame, c=5, trials=20, progress=False)
+    swaps = swap_rates(frame, c=5, n_resamples=20, progress=False)
     assert list(swaps.summary["level"]) == [10, 50]
     assert set(swaps.bins["level"]) == {10, 50}
 
@@ -309,15 +303,15 @@ def test_compare_against_baseline_wilcoxon_and_sign():
 
 @pytest.mark.parametrize("k, n", [(0, 5), (3, 7), (6, 12), (10, 12), (25, 40), (20, 40)])
 def test_sign_test_matches_binomtest(k, n):
-    from pdeval.analysis.significance import _sign_test_p
+    from pdeval.analysis.significance import sign_test_p
 
-    assert _sign_test_p(np.array([k]), np.array([n]))[0] == pytest.approx(st.binomtest(k, n, 0.5).pvalue, abs=1e-12)
+    assert sign_test_p(np.array([k]), np.array([n]))[0] == pytest.approx(st.binomtest(k, n, 0.5).pvalue, abs=1e-12)
 
 
 def test_compare_permutation_exact_matches_enumeration():
     rng = np.random.default_rng(8)
     scores = rng.random((3, 8))
-    out = compare(to_frame(scores), test="permutation", correction=None, permutations=10_000)
+    out = compare(to_frame(scores), test="permutation", correction=None, n_resamples=10_000)
     for (i, j), p in zip(itertools.combinations(range(3), 2), out["p_value"]):
         z = scores[i] - scores[j]
         observed = abs(z.mean())
@@ -330,8 +324,8 @@ def test_compare_permutation_exact_matches_enumeration():
 def test_compare_random_tests_are_reproducible():
     result = random_result(m=4, n=20, measures=("AP",))
     for test in ("permutation", "bootstrap"):
-        a = compare(result, test=test, seed=3, permutations=500, B=300)
-        b = compare(result, test=test, seed=3, permutations=500, B=300)
+        a = compare(result, test=test, seed=3, n_resamples=300)
+        b = compare(result, test=test, seed=3, n_resamples=300)
         pd.testing.assert_frame_equal(a, b)
         assert ((a["p_value"] >= 0) & (a["p_value"] <= 1)).all()
         assert (a["ci_low"] <= a["diff"]).all() and (a["diff"] <= a["ci_high"]).all()

@@ -74,7 +74,7 @@ def statsmodels_table(frame, formula):
 def test_two_way_anova_equals_statsmodels(source, real):
     frame = to_frame(scores()) if source == "synthetic" else real[real["measure"] == "AP"]
     model, expected = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
-    out = anova(frame, "AP")
+    out = anova(frame, measures="AP")
     table = out.table.set_index("source")
     for ours, theirs in [("system", "C(run)"), ("topic", "C(query_id)"), ("residual", "Residual")]:
         for column, sm in [("df", "df"), ("sum_sq", "sum_sq"), ("mean_sq", "mean_sq"), ("F", "F"), ("p_value", "PR(>F)")]:
@@ -120,7 +120,7 @@ def test_noncentral_es_interval_equals_root_finding_per_pair(real):
 
     for frame in (to_frame(scores(m=5, n=12, seed=9)), real[real["measure"] == "AP"]):
         model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
-        out = anova(frame, "AP", alpha=0.1, es_interval="noncentral").effect_sizes
+        out = anova(frame, measures="AP", alpha=0.1, es_interval="noncentral").effect_sizes
         n = frame["query_id"].nunique()
         df, root = model.df_resid, math.sqrt(n / 2)
         assert (out["es_interval"] == "noncentral").all()
@@ -188,7 +188,7 @@ def test_anova_variants_are_separate_groups():
 def test_parametric_tukey_equals_formula_with_studentized_range():
     matrix = scores(m=5, n=20, seed=7)
     frame = to_frame(matrix)
-    out = tukey_hsd(frame, "AP", method="parametric", progress=False)
+    out = tukey_hsd(frame, measures="AP", method="parametric", progress=False)
     m, n = matrix.shape
     model, _ = statsmodels_table(frame, "value ~ C(run) + C(query_id)")
     ve, df = model.mse_resid, model.df_resid
@@ -362,7 +362,7 @@ def test_randomised_tukey_equals_loop_reference(monkeypatch, chunk_elements):
     monkeypatch.setattr(tukey_module, "CHUNK_ELEMENTS", chunk_elements)
     matrix = scores(m=5, n=12, seed=11)
     B, seed, alpha = 400, 5, 0.05
-    out = tukey_hsd(to_frame(matrix), B=B, seed=seed, alpha=alpha, progress=False)
+    out = tukey_hsd(to_frame(matrix), n_resamples=B, seed=seed, alpha=alpha, progress=False)
     chunk = max(1, chunk_elements // matrix.size)
     ranges = loop_ranges(matrix, B, seed, chunk)
     means = matrix.mean(axis=1)
@@ -373,12 +373,12 @@ def test_randomised_tukey_equals_loop_reference(monkeypatch, chunk_elements):
         assert row.p_value == expected
         assert row.hsd == pytest.approx(np.sort(ranges)[::-1][k - 1], abs=1e-12)
         assert row.significant == (row.p_value < alpha) == (abs(row.diff) > row.hsd)
-        assert row.B == B
+        assert row.n_resamples == B
 
 
 def test_randomised_tukey_with_baselines_equals_loop_reference():
     matrix = scores(m=6, n=10, seed=12)
-    out = tukey_hsd(to_frame(matrix), B=300, seed=2, baselines=["r4", "r1"], progress=False)
+    out = tukey_hsd(to_frame(matrix), n_resamples=300, seed=2, baselines=["r4", "r1"], progress=False)
     assert list(zip(out["run"], out["baseline"])) == [
         ("r0", "r4"), ("r1", "r4"), ("r2", "r4"), ("r3", "r4"), ("r5", "r4"),
         ("r0", "r1"), ("r2", "r1"), ("r3", "r1"), ("r5", "r1"),
@@ -393,9 +393,9 @@ def test_randomised_tukey_with_baselines_equals_loop_reference():
 def test_randomised_tukey_is_reproducible_and_close_to_parametric():
     rng = np.random.default_rng(13)  # topic effects, no system effect, normal errors
     frame = to_frame(rng.random((1, 40)) * 0.6 + rng.normal(0, 0.08, (6, 40)))
-    a = tukey_hsd(frame, B=20000, seed=1, progress=False)
-    b = tukey_hsd(frame, B=20000, seed=1, progress=False)
-    c = tukey_hsd(frame, B=20000, seed=2, progress=False)
+    a = tukey_hsd(frame, n_resamples=20000, seed=1, progress=False)
+    b = tukey_hsd(frame, n_resamples=20000, seed=1, progress=False)
+    c = tukey_hsd(frame, n_resamples=20000, seed=2, progress=False)
     pd.testing.assert_frame_equal(a, b)
     assert not np.array_equal(a["p_value"], c["p_value"])
     # under the null hypothesis with normal errors the permutation distribution of the range
@@ -419,15 +419,15 @@ def test_randomised_tukey_controls_family_wise_error():
 
 
 def test_tukey_on_real_runs_and_rejects_bad_input(real):
-    out = tukey_hsd(real, "AP", B=500, seed=0, progress=False)
+    out = tukey_hsd(real, measures="AP", n_resamples=500, seed=0, progress=False)
     m = real["run"].nunique()
     assert len(out) == m * (m - 1) // 2 and out["p_value"].between(0, 1).all()
     with pytest.raises(PdevalError, match="method must be"):
-        tukey_hsd(real, "AP", method="bootstrap")
+        tukey_hsd(real, measures="AP", method="bootstrap")
     with pytest.raises(SchemaError, match="baseline 'nope'"):
-        tukey_hsd(real, "AP", baselines=["nope"], progress=False)
+        tukey_hsd(real, measures="AP", baselines=["nope"], progress=False)
     with pytest.raises(SchemaError, match="missing or NaN"):
-        tukey_hsd(real[1:], "AP", progress=False)
+        tukey_hsd(real[1:], measures="AP", progress=False)
 
 
 # --------------------------------------------------------------------------------------
@@ -648,8 +648,8 @@ def test_topic_set_size_from_a_result_uses_the_residual_variance(real):
 def test_topic_set_size_from_the_pooled_within_system_variance(real):
     ap = real[real["measure"] == "AP"]
     model, _ = statsmodels_table(ap, "value ~ C(run)")
-    two = topic_set_size(ap, "AP", design="t", min_delta=0.1)
-    one = topic_set_size(ap, "AP", design="t", min_delta=0.1, two_way=False)
+    two = topic_set_size(ap, measures="AP", design="t", min_delta=0.1)
+    one = topic_set_size(ap, measures="AP", design="t", min_delta=0.1, two_way=False)
     assert one["variance"].item() == pytest.approx(model.mse_resid, rel=TOL)
     # topics differ in difficulty: leaving their effects in the variance asks for more topics
     assert one["variance"].item() > two["variance"].item() and one["n_topics"].item() > two["n_topics"].item()
@@ -700,9 +700,9 @@ def test_wilcoxon_and_sign_note_over_sensitivity_on_many_topics():
 def test_accessor_dispatches():
     frame = to_frame(scores(m=4, n=10, seed=23))
     pd.testing.assert_frame_equal(
-        frame.ir.tukey_hsd("AP", B=100, seed=1, progress=False), tukey_hsd(frame, "AP", B=100, seed=1, progress=False)
+        frame.ir.tukey_hsd(measures="AP", n_resamples=100, seed=1, progress=False), tukey_hsd(frame, measures="AP", n_resamples=100, seed=1, progress=False)
     )
-    pd.testing.assert_frame_equal(frame.ir.anova("AP").table, anova(frame, "AP").table)
+    pd.testing.assert_frame_equal(frame.ir.anova(measures="AP").table, anova(frame, measures="AP").table)
     pd.testing.assert_frame_equal(
         frame.ir.topic_set_size(design="ci", ci_width=0.2), topic_set_size(frame, design="ci", ci_width=0.2)
     )
@@ -735,7 +735,7 @@ def test_letters_worked_example():
 
 
 def test_letters_reproduce_tukey_significance(real):
-    pairs = tukey_hsd(real, "AP", B=1000, seed=3, progress=False)
+    pairs = tukey_hsd(real, measures="AP", n_resamples=1000, seed=3, progress=False)
     letters = compact_letter_display(pairs).set_index("run")["letters"]
     for row in pairs.itertuples():
         share = bool(set(letters[row.run_a]) & set(letters[row.run_b]))
@@ -757,7 +757,7 @@ def test_significance_matrix_figure(real):
 
     from pdeval.report.figures import significance_matrix
 
-    pairs = tukey_hsd(real, B=300, seed=0, progress=False)
+    pairs = tukey_hsd(real, n_resamples=300, seed=0, progress=False)
     with pytest.raises(SchemaError, match="one \\(measure, variant\\) group"):
         significance_matrix(pairs)
     fig = pairs.ir.plot.significance_matrix("AP")
@@ -774,11 +774,11 @@ def test_report_tukey_table_holds_what_tukey_hsd_returns(real, tmp_path):
     from pdeval.report.study import _tukey_summary
 
     table = _tukey_summary(real, 300, 2).set_index("measure")
-    pairs = tukey_hsd(real, B=300, seed=2, progress=False)
+    pairs = tukey_hsd(real, n_resamples=300, seed=2, progress=False)
     for measure, part in pairs.groupby("measure"):
         assert table.loc[measure, "significant"] == part["significant"].sum()
         assert table.loc[measure, "pairs"] == len(part)
-    assert table.loc["AP", "residual_variance"] == anova(real, "AP").summary["residual_variance"].item()
+    assert table.loc["AP", "residual_variance"] == anova(real, measures="AP").summary["residual_variance"].item()
 
 
 @pytest.mark.parametrize("method", ["randomised", "parametric"])
@@ -787,8 +787,8 @@ def test_tukey_ignores_topic_effects(method):
     randomised test permutes within topics, the parametric one uses the two-way residual."""
     matrix = scores(m=5, n=15, seed=31)
     shifted = matrix + np.random.default_rng(1).normal(0, 0.3, (1, 15))
-    a = tukey_hsd(to_frame(matrix), method=method, B=500, seed=4, progress=False)
-    b = tukey_hsd(to_frame(shifted), method=method, B=500, seed=4, progress=False)
+    a = tukey_hsd(to_frame(matrix), method=method, n_resamples=500, seed=4, progress=False)
+    b = tukey_hsd(to_frame(shifted), method=method, n_resamples=500, seed=4, progress=False)
     for column in ("diff", "p_value", "hsd"):
         np.testing.assert_allclose(a[column], b[column], atol=1e-9)
 

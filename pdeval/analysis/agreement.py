@@ -1,66 +1,26 @@
-"""Automatic judgments: label provenance, merging, agreement, leaderboards, filling holes.
+"""Agreement between label sets: Cohen's kappa, Krippendorff's alpha, confusion tables.
 
-Campaigns now label part of their pools with LLM assessors (TREC RAG's UMBRELA, SynDL, the
-LLMJudge challenge). This module holds the labels' side of that:
-
-* **provenance** -- a qrels frame may carry a ``source`` column (``"human"``, a model name,
-  ``"judge"``). It is neither a variant key nor ignored: it travels with each label.
-  :func:`merge_qrels` combines a human and an automatic label set under a documented policy
-  and counts what it filled and overrode; :func:`judged_by_source` splits ``Judged@k`` by
-  source (e.g. the share of a run's top 10 judged by people).
-* **label sets** -- several label sets of the same pairs are one long frame with a
-  ``label_set`` column (:func:`label_sets`), which the engine treats as a variant key, so
-  :func:`leaderboards` evaluates runs against every label set in one call.
-  :func:`map_grades` maps grades between scales (0-4 to 0-3, ...).
-* **agreement** -- :func:`agreement` compares many label sets with a reference in one
-  vectorised pass: Cohen's kappa (unweighted, linear, quadratic), Krippendorff's alpha
-  (nominal, ordinal, interval), exact and binarised agreement, and confusion tables.
-* **leaderboards** -- :func:`compare_leaderboards` compares the system rankings under each
-  label set with the reference ranking (Kendall's tau_b and tau_AP through
-  :func:`pdeval.rank_correlation`, plus top-k overlap); :func:`leaderboard_changes` lists how
-  far each run moves.
-* **holes** -- :func:`fill_holes` finds the unjudged pairs in the runs' top k and asks a
-  user-supplied judge for them, in batches, with a cache.
+:func:`agreement` compares many label sets with a reference in one vectorised pass: Cohen's
+kappa (unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval),
+exact and binarised agreement, and confusion tables. The label sets themselves (merging,
+grade scales, holes) are in :mod:`pdeval.analysis.labels`.
 """
 
 from __future__ import annotations
 
-import csv
 import warnings
-from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Iterable, Literal, Optional, Sequence, Union
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis.bundle import ResultBundle
+from pdeval.analysis.labels import LABEL_SET, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
-from pdeval.frames.canonical import as_qrels, as_result, as_run, variant_keys
-from pdeval.common.progress import progress_bar
-from pdeval.engine.ranking import ScorePrecision, rank_run
-from pdeval.engine.options import EngineOptions, takes_engine_options
 
-__all__ = [
-    "LABEL_SET",
-    "SOURCE",
-    "STATISTICS",
-    "Agreement",
-    "agreement",
-    "compare_leaderboards",
-    "fill_holes",
-    "judged_by_source",
-    "label_sets",
-    "leaderboard_changes",
-    "leaderboards",
-    "map_grades",
-    "merge_qrels",
-]
+__all__ = ["ALL_SETS", "STATISTICS", "Agreement", "agreement"]
 
-#: the qrels column naming a label set (a variant key: one qrels variant per label set)
-LABEL_SET = "label_set"
-#: the qrels column naming where a label came from (provenance, never a variant key)
-SOURCE = "source"
 #: the label set name of the rows that pool every label set (Krippendorff's alpha of all coders)
 ALL_SETS = "(all)"
 #: the statistics of :func:`agreement`, in the order they are reported
@@ -76,270 +36,13 @@ STATISTICS = (
     "binary_kappa",
 )
 
-MergePolicy = Literal["fill", "replace", "prefer"]
-GradeMap = Union[None, Mapping[int, int], Mapping[str, Mapping[int, int]]]
-LabelSets = Union[pd.DataFrame, Mapping[str, pd.DataFrame]]
-
-
-# ---------------------------------------------------------------------------------------------
-# label sets, grade mappings, provenance
-
-
-def _pair_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
-    """Dense codes of the (query_id, doc_id) pairs of several frames, shared between them."""
-    query = pd.factorize(pd.concat([f["query_id"].astype(str) for f in frames], ignore_index=True))[0]
-    doc, docs = pd.factorize(pd.concat([f["doc_id"].astype(str) for f in frames], ignore_index=True))
-    codes = pd.factorize(query.astype(np.int64) * max(len(docs), 1) + doc)[0]
-    bounds = np.cumsum([0, *[len(f) for f in frames]])
-    return [codes[bounds[i] : bounds[i + 1]] for i in range(len(frames))]
-
-
-def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) -> pd.DataFrame:
-    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source]."""
-    q = as_qrels(qrels)
-    keys = variant_keys(q)
-    if keys:
-        raise SchemaError(
-            f"{what} must be one label set, but it has variant column(s) {keys}; select one variant "
-            f"first, or drop the column(s) (e.g. qrels.drop(columns={keys!r}))"
-        )
-    columns = ["query_id", "doc_id", "relevance"]
-    if SOURCE in q.columns:
-        q = q.assign(source=q[SOURCE].astype(str))
-        columns.append(SOURCE)
-    elif source is not None:
-        q = q.assign(source=source)
-        columns.append(SOURCE)
-    return q[columns].reset_index(drop=True)
-
-
-def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = None) -> pd.DataFrame:
-    """Several label sets as one long qrels frame with a ``label_set`` column.
-
-    ``sets`` is a mapping ``name -> qrels frame`` (e.g. ``{"human": nist, "gpt4": syndl}``), a
-    long frame that already has a ``label_set`` column (returned validated), or one qrels frame
-    (named ``name``, or split into one label set per value of its column ``by``: with
-    ``by="source"`` each source's labels become a label set, so measures can be asked per
-    source). The ``label_set`` column is a variant key, so
-    ``pdeval.evaluate(run, label_sets(...), measures)`` evaluates every run against every label
-    set at once. A ``source`` column is kept. Duplicate (label_set, query_id, doc_id) raise.
-    """
-    if by is not None:
-        if not isinstance(sets, pd.DataFrame) or by not in sets.columns:
-            raise SchemaError(f"by={by!r} splits one qrels frame by its column {by!r}, which this input lacks")
-        sets = sets.assign(**{LABEL_SET: sets[by].astype(str)})
-    if isinstance(sets, Mapping):
-        if not sets:
-            raise PdevalError("label_sets needs at least one label set")
-        parts = [_plain_labels(frame, f"label set {key!r}").assign(label_set=str(key)) for key, frame in sets.items()]
-        long = pd.concat(parts, ignore_index=True)
-    elif isinstance(sets, pd.DataFrame):
-        if LABEL_SET in sets.columns:
-            long = sets
-        else:
-            long = _plain_labels(sets, "the label set").assign(label_set=name)
-    else:
-        raise SchemaError(f"label sets must be a qrels frame or a mapping name -> qrels frame, not {type(sets).__name__}")
-    long = as_qrels(long)
-    others = [k for k in variant_keys(long) if k != LABEL_SET]
-    if others:
-        raise SchemaError(f"the label sets have variant column(s) {others} besides {LABEL_SET!r}; select one variant first")
-    long[LABEL_SET] = long[LABEL_SET].astype(str)
-    return long
-
-
-def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
-    """Map the grades of a qrels frame (or of each label set) to another scale.
-
-    ``mapping`` is ``{grade: new grade}`` applied to every row, e.g. ``{0: 0, 1: 1, 2: 2, 3: 3,
-    4: 3}`` folds a 0-4 scale (TREC RAG, UMBRELA) onto 0-3 (TREC DL), or a mapping
-    ``label set -> {grade: new grade}`` for a frame with a ``label_set`` column (sets not named
-    keep their grades). Negative values (pooled, not judged) are kept unless mapped. A judged
-    grade the mapping lacks raises :class:`~pdeval.errors.SchemaError` naming it: a scale
-    mapping must say where every grade goes.
-    """
-    q = as_qrels(qrels)
-    if mapping is None:
-        return q
-    if not isinstance(mapping, Mapping):
-        raise SchemaError(f"a grade mapping must be a dict grade -> grade, not {type(mapping).__name__}")
-    nested = bool(mapping) and all(isinstance(v, Mapping) for v in mapping.values())
-    if nested and LABEL_SET not in q.columns:
-        raise SchemaError(f"a grade mapping per label set needs a {LABEL_SET!r} column in the qrels")
-    relevance = q["relevance"].to_numpy(dtype=np.int64).copy()
-    if nested:
-        names = q[LABEL_SET].astype(str).to_numpy()
-        unknown = sorted(set(map(str, mapping)) - set(names))
-        if unknown:
-            raise SchemaError(f"the grade mapping names label set(s) {unknown} that the qrels lack")
-        targets = [(names == str(key), inner) for key, inner in mapping.items()]
-    else:
-        targets = [(np.ones(len(q), dtype=bool), mapping)]
-    for rows, inner in targets:
-        old = np.array(sorted(int(k) for k in inner), dtype=np.int64)
-        new = np.array([int(inner[k]) for k in sorted(inner, key=int)], dtype=np.int64)
-        values = relevance[rows]
-        at = np.clip(np.searchsorted(old, values), 0, max(len(old) - 1, 0))
-        found = (old[at] == values) if len(old) else np.zeros(len(values), dtype=bool)
-        missing = ~found & (values >= 0)
-        if missing.any():
-            raise SchemaError(
-                f"the grade mapping {dict(inner)} has no entry for grade(s) {sorted(set(values[missing].tolist()))} "
-                f"({int(missing.sum())} label(s)); map every grade of the scale"
-            )
-        relevance[rows] = np.where(found, new[at] if len(new) else values, values)
-    return q.assign(relevance=relevance)
-
-
-def merge_qrels(
-    human: pd.DataFrame,
-    automatic: pd.DataFrame,
-    policy: MergePolicy = "fill",
-    *,
-    human_source: str = "human",
-    automatic_source: str = "automatic",
-    return_counts: bool = False,
-):
-    """Combine a human and an automatic label set, keeping each label's ``source``.
-
-    A *label* is a row with relevance ``>= 0``; a negative value (pooled, not judged) is a hole.
-    Each (query_id, doc_id) pair appears once in the output, with the label chosen by
-    ``policy``:
-
-    ``"fill"``
-        every human label is kept; automatic labels only fill holes (pairs the human set lacks
-        or has as unjudged). The common way to extend a pool with LLM labels (SynDL).
-    ``"prefer"``
-        the union, with the automatic label where both exist (human labels survive only where
-        the automatic set has none).
-    ``"replace"``
-        on every topic the automatic set labels, the automatic labels replace the human ones
-        outright (human labels of those topics are dropped, even for pairs the automatic set
-        lacks); topics without automatic labels keep their human labels. A fully automatic
-        leaderboard where automatic labels exist.
-
-    Holes nobody labels stay as they were (one unjudged row, the human one first). The
-    ``source`` of a row is its frame's ``source`` column if it has one, else ``human_source``
-    or ``automatic_source``.
-
-    Counts (``merged.attrs["merge_counts"]``, or the second element with ``return_counts``):
-    ``human`` (human labels kept), ``filled`` (automatic labels where no human label was),
-    ``overridden`` (automatic labels that replaced a human label of the same pair) and
-    ``changed`` (those of them with a different grade), ``ignored`` (automatic labels not used),
-    ``dropped`` (human labels not used), ``unjudged`` (holes left), ``total`` (output rows).
-    ``human + filled + overridden + unjudged == total`` and no label is lost or repeated except
-    as ``ignored``/``dropped`` says.
-    """
-    if policy not in ("fill", "replace", "prefer"):
-        raise PdevalError(f"policy must be 'fill', 'replace' or 'prefer', not {policy!r}")
-    h = _plain_labels(human, "the human qrels", human_source)
-    a = _plain_labels(automatic, "the automatic qrels", automatic_source)
-    h_pair, a_pair = _pair_codes(h, a)
-    both = pd.concat([h, a], ignore_index=True)
-    pair = np.concatenate([h_pair, a_pair])
-    is_auto = np.concatenate([np.zeros(len(h), dtype=bool), np.ones(len(a), dtype=bool)])
-    labelled = both["relevance"].to_numpy(dtype=np.int64) >= 0
-    n_pairs = int(pair.max()) + 1 if len(pair) else 0
-    human_label = np.zeros(n_pairs, dtype=bool)
-    human_label[pair[~is_auto & labelled]] = True
-    # priority of each row within its pair; the highest wins, -1 never
-    if policy == "prefer":
-        priority = np.select([is_auto & labelled, labelled, ~is_auto], [3, 2, 1], 0)
-    else:
-        priority = np.select([~is_auto & labelled, labelled, ~is_auto], [3, 2, 1], 0)
-    if policy == "replace":
-        topic = pd.factorize(both["query_id"].astype(str))[0]
-        auto_topics = np.zeros(topic.max() + 1 if len(topic) else 0, dtype=bool)
-        auto_topics[topic[is_auto & labelled]] = True
-        inside = auto_topics[topic]
-        priority = np.where(inside & ~is_auto, -1, np.where(inside & is_auto, np.where(labelled, 3, 2), priority))
-    order = np.lexsort((-priority, pair))
-    first = np.concatenate(([True], pair[order][1:] != pair[order][:-1])) if len(order) else np.zeros(0, dtype=bool)
-    chosen = order[first & (priority[order] >= 0)]
-    chosen.sort()
-    merged = both.iloc[chosen].reset_index(drop=True)
-    c_auto, c_label, c_pair = is_auto[chosen], labelled[chosen], pair[chosen]
-    from_auto = c_auto & c_label
-    relevance = both["relevance"].to_numpy(dtype=np.int64)
-    human_grade = np.full(n_pairs, -1, dtype=np.int64)
-    human_grade[pair[~is_auto & labelled]] = relevance[~is_auto & labelled]
-    overridden = from_auto & human_label[c_pair]
-    counts = {
-        "human": int((~c_auto & c_label).sum()),
-        "filled": int((from_auto & ~human_label[c_pair]).sum()),
-        "overridden": int(overridden.sum()),
-        "changed": int((overridden & (relevance[chosen] != human_grade[c_pair])).sum()),
-        "ignored": int((is_auto & labelled).sum() - from_auto.sum()),
-        "dropped": int((~is_auto & labelled).sum() - (~c_auto & c_label).sum()),
-        "unjudged": int((~c_label).sum()),
-        "total": int(len(merged)),
-    }
-    merged.attrs["merge_counts"] = counts
-    return (merged, counts) if return_counts else merged
-
-
-def judged_by_source(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    k: Union[int, Iterable[int]] = (10,),
-    *,
-    score_precision: ScorePrecision = "float64",
-) -> pd.DataFrame:
-    """``Judged@k`` split by the ``source`` of the labels: who judged a run's top k.
-
-    ``judged_s@k = |{d at ranks 1..k : d labelled (relevance >= 0) by source s}| / min(k, n)``
-    with n the number of documents the run retrieved for the topic, so the sources' shares add
-    up to :func:`pdeval.judged` (ir_measures' ``Judged@k``). A qrels frame without a ``source``
-    column counts as one source, ``"qrels"``. Topics of the run absent from the qrels are
-    ignored, as ``judged`` does.
-
-    Returns a tidy frame ``run, query_id, k, source, judged`` (every source on every row group,
-    0 where it judged nothing).
-    """
-    ks = [k] if isinstance(k, (int, np.integer)) else list(k)
-    if not ks or any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
-        raise PdevalError(f"k must be a positive integer or a list of them, not {k!r}")
-    q = _plain_labels(qrels, "judged_by_source's qrels", "qrels")
-    r = as_run(run)
-    r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
-    ranked = rank_run(r, score_precision=score_precision, depth=max(ks))
-    group, groups = pd.MultiIndex.from_arrays([ranked["run"], ranked["query_id"]]).factorize()
-    n_groups = len(groups)
-    source, sources = pd.factorize(q[SOURCE], sort=True)
-    labelled = q["relevance"].to_numpy() >= 0
-    index = pd.MultiIndex.from_arrays([q.loc[labelled, "query_id"], q.loc[labelled, "doc_id"]])
-    position = index.get_indexer(pd.MultiIndex.from_arrays([ranked["query_id"], ranked["doc_id"]]))
-    row_source = np.where(position >= 0, source[labelled][np.maximum(position, 0)], -1)
-    rank = ranked["rank"].to_numpy()
-    retrieved = np.bincount(group, minlength=n_groups)
-    n_sources, kk = len(sources), np.asarray(ks, dtype=np.int64)
-    counts = np.zeros((n_groups, len(ks), n_sources))
-    judged_rows = row_source >= 0
-    for i, cutoff in enumerate(ks):  # a handful of cutoffs, each a vectorised count
-        rows = judged_rows & (rank <= cutoff)
-        flat = group[rows] * n_sources + row_source[rows]
-        counts[:, i, :] = np.bincount(flat, minlength=n_groups * n_sources).reshape(n_groups, n_sources)
-    share = counts / np.minimum(kk[None, :], retrieved[:, None])[:, :, None]
-    g, i, s = np.meshgrid(np.arange(n_groups), np.arange(len(ks)), np.arange(n_sources), indexing="ij")
-    out = pd.DataFrame(
-        {
-            "run": groups.get_level_values(0).to_numpy()[g.ravel()],
-            "query_id": groups.get_level_values(1).to_numpy()[g.ravel()],
-            "k": kk[i.ravel()],
-            "source": np.asarray(sources)[s.ravel()],
-            "judged": share.ravel(),
-        }
-    )
-    return out.sort_values(["run", "query_id", "k", "source"], kind="stable", ignore_index=True)
-
-
 # ---------------------------------------------------------------------------------------------
 # agreement
 
 
-@dataclass
-class Agreement:
-    """Result of :func:`agreement`.
+@dataclass(repr=False)
+class Agreement(ResultBundle):
+    """Result of :func:`agreement`; ``to_frame()`` is :meth:`wide` (a row per label set).
 
     ``statistics``: one row per (label_set[, query_id], statistic) with ``value`` and
     ``n_pairs`` (the pairs compared). ``confusion``: one row per (label_set[, query_id],
@@ -351,6 +54,10 @@ class Agreement:
     statistics: pd.DataFrame
     confusion: pd.DataFrame
     coverage: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The statistics as a table: one row per label set (and topic), one column per statistic."""
+        return self.wide()
 
     def wide(self) -> pd.DataFrame:
         """The statistics as a table: one row per label set (and topic), one column per statistic."""
@@ -427,7 +134,7 @@ def _all_coders_coincidence(
 
 
 def agreement(
-    reference: pd.DataFrame,
+    qrels: pd.DataFrame,
     others: LabelSets,
     *,
     threshold: int = 1,
@@ -438,7 +145,7 @@ def agreement(
 ) -> Agreement:
     """Agreement of one or many label sets with a reference label set, in one vectorised pass.
 
-    ``reference`` is a qrels frame (e.g. the human labels); ``others`` is a qrels frame, a
+    ``qrels`` is the reference label set (e.g. the human labels); ``others`` is a qrels frame, a
     mapping ``name -> qrels frame`` or a long frame with a ``label_set`` column
     (:func:`label_sets`). ``grade_map`` maps the other sets' grades first (:func:`map_grades`).
     Negative values (pooled, not judged) are not labels and are left out.
@@ -474,9 +181,38 @@ def agreement(
     Krippendorff's alpha of every label set and the reference together as coders of the same
     units (every labelled pair; units with one value are not pairable).
 
-    Undefined values (one grade only, no pairs) are NaN. Returns an :class:`Agreement`.
+    Undefined values (one grade only, no pairs) are NaN.
+
+    Parameters
+    ----------
+    qrels
+        The reference label set (one qrels frame, e.g. the human labels).
+    others
+        The label sets to compare with it (as :func:`pdeval.label_sets` takes them).
+    threshold
+        The grade from which a label counts as relevant for ``binary`` and ``binary_kappa``.
+    per_topic
+        Also one row per (label set, topic).
+    overall
+        Add Krippendorff's alphas of all label sets together (``label_set="(all)"``).
+    grade_map
+        A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
+    missing
+        ``"warn"``, ``"ignore"`` or ``"raise"`` when the sets do not label the same pairs.
+
+    Returns
+    -------
+    Agreement
+        ``statistics``, ``confusion`` and ``coverage`` frames; ``to_frame()`` is the wide table.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value.
+    SchemaError
+        No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="raise"``.
     """
-    ref = _plain_labels(reference, "the reference qrels")
+    ref = plain_labels(qrels, "the reference qrels")
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
     long = map_grades(label_sets(others), grade_map)
     long = long.loc[long["relevance"].to_numpy() >= 0].reset_index(drop=True)
@@ -488,7 +224,7 @@ def agreement(
         raise PdevalError(f"threshold must be an integer grade (relevant iff grade >= threshold), not {threshold!r}")
     set_code, set_names = pd.factorize(long[LABEL_SET], sort=False)
     n_sets = len(set_names)
-    ref_pair, long_pair = _pair_codes(ref, long)
+    ref_pair, long_pair = pair_codes(ref, long)
     n_units = int(max(ref_pair.max(initial=-1), long_pair.max(initial=-1))) + 1
     # the reference label of every other row (-1: the reference lacks the pair)
     ref_index = np.full(n_units, -1, dtype=np.int64)
@@ -503,30 +239,7 @@ def agreement(
     ref_grade = np.searchsorted(values, ref["relevance"].to_numpy(np.int64))
     set_grade = np.searchsorted(values, long["relevance"].to_numpy(np.int64))
 
-    # coverage, per set
-    n_common = np.bincount(set_code[common], minlength=n_sets)
-    n_labels = np.bincount(set_code, minlength=n_sets)
-    coverage = pd.DataFrame(
-        {
-            LABEL_SET: np.asarray(set_names, dtype=object),
-            "n_reference": len(ref),
-            "n_labels": n_labels,
-            "n_common": n_common,
-            "only_reference": len(ref) - n_common,
-            "only_labels": n_labels - n_common,
-        }
-    )
-    uneven = coverage[(coverage["only_reference"] > 0) | (coverage["only_labels"] > 0)]
-    if len(uneven) and missing != "ignore":
-        message = (
-            f"agreement: {len(uneven)} label set(s) do not label the same pairs as the reference "
-            f"(first: {uneven[LABEL_SET].iloc[0]!r}: {int(uneven['only_reference'].iloc[0])} pair(s) only in the "
-            f"reference, {int(uneven['only_labels'].iloc[0])} only in the set); only the pairs both label are "
-            f"compared (see Agreement.coverage)"
-        )
-        if missing == "raise":
-            raise SchemaError(message)
-        warnings.warn(message, PdevalWarning, stacklevel=2)
+    coverage = _coverage(set_code, set_names, common, len(ref), missing)
 
     # groups: one per set, and per (set, topic) with per_topic
     topic_code, topics = pd.factorize(ref["query_id"], sort=True)
@@ -553,24 +266,64 @@ def agreement(
     if overall and n_sets >= 2:
         unit = np.concatenate([ref_pair, long_pair])
         grade = np.concatenate([ref_grade, set_grade])
-        unit_topic = np.zeros(n_units, dtype=np.int64)
-        unit_topic_names = pd.concat([ref["query_id"], long["query_id"]], ignore_index=True)
-        all_topic_code, all_topics = pd.factorize(unit_topic_names, sort=True)
-        unit_topic[unit] = all_topic_code
-        coders = [(np.zeros(n_units, dtype=np.int64), 1, None)]
-        if per_topic:
-            coders.append((unit_topic, len(all_topics), np.asarray(all_topics, dtype=object)))
-        for unit_group, n_groups, topic_names in coders:
-            coincidence = _all_coders_coincidence(unit, grade, unit_group, n_units, n_groups, g)
-            pairable = coincidence.sum(axis=(1, 2)) / 2.0
-            stats = {lvl: _alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
-            keys = {LABEL_SET: np.full(n_groups, ALL_SETS, dtype=object)}
-            if per_topic:
-                keys["query_id"] = topic_names if topic_names is not None else np.full(n_groups, "all", dtype=object)
-            stats_parts.append(_long_statistics(keys, stats, pairable))
+        topic_names = pd.concat([ref["query_id"], long["query_id"]], ignore_index=True)
+        stats_parts += _all_coders_statistics(unit, grade, topic_names, n_units, values, per_topic)
     statistics = pd.concat(stats_parts, ignore_index=True)
     confusion = pd.concat(confusion_parts, ignore_index=True)
     return Agreement(statistics, confusion, coverage)
+
+
+def _coverage(set_code: np.ndarray, set_names, common: np.ndarray, n_reference: int, missing: str) -> pd.DataFrame:
+    """The pairs each label set shares with the reference; warns or raises under ``missing``
+    when some set does not label the same pairs."""
+    n_sets = len(set_names)
+    n_common = np.bincount(set_code[common], minlength=n_sets)
+    n_labels = np.bincount(set_code, minlength=n_sets)
+    coverage = pd.DataFrame(
+        {
+            LABEL_SET: np.asarray(set_names, dtype=object),
+            "n_reference": n_reference,
+            "n_labels": n_labels,
+            "n_common": n_common,
+            "only_reference": n_reference - n_common,
+            "only_labels": n_labels - n_common,
+        }
+    )
+    uneven = coverage[(coverage["only_reference"] > 0) | (coverage["only_labels"] > 0)]
+    if len(uneven) and missing != "ignore":
+        message = (
+            f"agreement: {len(uneven)} label set(s) do not label the same pairs as the reference "
+            f"(first: {uneven[LABEL_SET].iloc[0]!r}: {int(uneven['only_reference'].iloc[0])} pair(s) only in the "
+            f"reference, {int(uneven['only_labels'].iloc[0])} only in the set); only the pairs both label are "
+            f"compared (see Agreement.coverage)"
+        )
+        if missing == "raise":
+            raise SchemaError(message)
+        warnings.warn(message, PdevalWarning, stacklevel=3)
+    return coverage
+
+
+def _all_coders_statistics(unit: np.ndarray, grade: np.ndarray, topic_names: pd.Series, n_units: int,
+                           values: np.ndarray, per_topic: bool) -> list[pd.DataFrame]:
+    """Krippendorff's alphas of every label set and the reference as coders of the same units
+    (rows ``label_set="(all)"``), overall and per topic with ``per_topic``."""
+    g = len(values)
+    unit_topic = np.zeros(n_units, dtype=np.int64)
+    all_topic_code, all_topics = pd.factorize(topic_names, sort=True)
+    unit_topic[unit] = all_topic_code
+    coders = [(np.zeros(n_units, dtype=np.int64), 1, None)]
+    if per_topic:
+        coders.append((unit_topic, len(all_topics), np.asarray(all_topics, dtype=object)))
+    parts = []
+    for unit_group, n_groups, names in coders:
+        coincidence = _all_coders_coincidence(unit, grade, unit_group, n_units, n_groups, g)
+        pairable = coincidence.sum(axis=(1, 2)) / 2.0
+        stats = {lvl: _alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
+        keys = {LABEL_SET: np.full(n_groups, ALL_SETS, dtype=object)}
+        if per_topic:
+            keys["query_id"] = names if names is not None else np.full(n_groups, "all", dtype=object)
+        parts.append(_long_statistics(keys, stats, pairable))
+    return parts
 
 
 def _long_statistics(keys: dict, stats: dict, n_pairs: np.ndarray) -> pd.DataFrame:
@@ -594,238 +347,3 @@ def _long_confusion(keys: dict, confusion: np.ndarray, values: np.ndarray) -> pd
     return pd.DataFrame(frame)
 
 
-# ---------------------------------------------------------------------------------------------
-# leaderboards under different label sets
-
-
-@takes_engine_options
-def leaderboards(
-    run: pd.DataFrame,
-    sets: LabelSets,
-    measures,
-    *,
-    grade_map: GradeMap = None,
-    **options,
-) -> pd.DataFrame:
-    """Evaluate every run against every label set at once (the label sets as qrels variants).
-
-    Each label set is evaluated on the topics it labels.
-
-    Parameters
-    ----------
-    run : DataFrame
-        The runs.
-    sets
-        The label sets, as in :func:`label_sets`.
-    measures : str or list of str
-        The measures, as in :func:`pdeval.evaluate`.
-    grade_map
-        As in :func:`map_grades` (e.g. fold a 0-4 set onto 0-3 before comparing it with a 0-3
-        set: a gain or threshold means the same grade only on the same scale).
-    {engine_options}
-
-    Returns
-    -------
-    DataFrame
-        The result frame, keyed by ``run``, ``label_set``, ``query_id``.
-    """
-    from pdeval.evaluation.core import evaluate_frames
-
-    engine = EngineOptions.of(options, where="leaderboards")
-    return evaluate_frames(run, map_grades(label_sets(sets), grade_map), measures, engine)
-
-
-def _ranked_means(result: pd.DataFrame, system: str, by: list[str]) -> pd.DataFrame:
-    """Per-system means with a rank per (measure, by) group: descending mean, ties by name."""
-    from pdeval.analysis.correlation import system_means
-
-    means = system_means(result, system=system, by=by)
-    means = means.loc[means["value"].notna()]
-    means = means.sort_values(["measure", *by, "value", system], ascending=[True] * (1 + len(by)) + [False, True],
-                              kind="stable")
-    means["rank"] = means.groupby(["measure", *by], sort=False, observed=True).cumcount() + 1
-    return means.reset_index(drop=True)
-
-
-def _split_reference(result: pd.DataFrame, reference: str, system: str):
-    result = as_result(result)
-    if LABEL_SET not in result.columns:
-        raise SchemaError(f"the result has no {LABEL_SET!r} column; evaluate with pdeval.leaderboards first")
-    names = result[LABEL_SET].astype(str)
-    if reference not in set(names):
-        raise SchemaError(f"reference label set {reference!r} is not in the result; it has {sorted(set(names))}")
-    ref = result.loc[names == reference].drop(columns=LABEL_SET)
-    est = result.loc[names != reference]
-    if est.empty:
-        raise SchemaError(f"the result holds only the reference label set {reference!r}: nothing to compare")
-    by = [c for c in as_result(est).columns if c not in ("measure", "value", system, "query_id")]
-    return est, ref, by
-
-
-def compare_leaderboards(
-    result: pd.DataFrame,
-    reference: str,
-    *,
-    methods: Sequence[str] = ("tau_b", "tau_ap"),
-    k: Union[int, Sequence[int]] = (5, 10),
-    system: str = "run",
-    missing: Literal["warn", "raise"] = "warn",
-) -> pd.DataFrame:
-    """Compare the system ranking under every label set with the ranking under ``reference``.
-
-    ``result`` is a result frame with a ``label_set`` column (:func:`leaderboards`). For each
-    measure and label set the per-system means (:func:`pdeval.system_means`) are compared with
-    the reference label set's by :func:`pdeval.rank_correlation` (``methods``: ``tau_b``,
-    ``tau_ap`` with the reference as the true ranking, ...) and by top-k overlap:
-
-    ``top@k = |top_k(set) & top_k(reference)| / k``
-
-    where ``top_k`` holds the k systems with the highest means, ties at the k-th place broken by
-    the system name (ascending), so the value is deterministic. Systems must be present under
-    both (see ``rank_correlation``'s ``missing``).
-
-    Returns a tidy frame ``measure, label_set, method, value, n_runs`` (methods ``tau_b``,
-    ``tau_ap``, ..., ``top@5``, ``top@10``).
-    """
-    from pdeval.analysis.correlation import rank_correlation
-
-    est, ref, by = _split_reference(result, reference, system)
-    ks = [k] if isinstance(k, (int, np.integer)) else list(k)
-    if any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
-        raise PdevalError(f"k must be a positive integer or a list of them, not {k!r}")
-    correlations = rank_correlation(est, ref, methods=tuple(methods), by=by, system=system, missing=missing)
-    correlations = correlations.drop(columns="reference")
-    est_ranks = _ranked_means(est, system, by)
-    ref_ranks = _ranked_means(ref, system, [b for b in by if b != LABEL_SET])
-    common = est_ranks.merge(ref_ranks[[system, "measure", "rank"]], on=[system, "measure"], suffixes=("", "_reference"))
-    parts = []
-    for cutoff in ks:  # a few cutoffs, each a vectorised group count
-        # ranks are recomputed on the common systems so that both top-k sets are drawn from them
-        both = common.assign(
-            rank=common.groupby(["measure", *by], observed=True)["rank"].rank(method="first"),
-            rank_reference=common.groupby(["measure", *by], observed=True)["rank_reference"].rank(method="first"),
-        )
-        hit = (both["rank"] <= cutoff) & (both["rank_reference"] <= cutoff)
-        top = both.assign(_hit=hit).groupby(["measure", *by], sort=True, observed=True).agg(
-            value=("_hit", "sum"), n_runs=(system, "size")
-        ).reset_index()
-        top["value"] = top["value"] / np.minimum(cutoff, top["n_runs"])
-        parts.append(top.assign(method=f"top@{cutoff}"))
-    columns = ["measure", *by, "method", "value", "n_runs"]
-    out = pd.concat([correlations[columns], *[p[columns] for p in parts]], ignore_index=True)
-    out["n_runs"] = out["n_runs"].astype(np.int64)
-    return out
-
-
-def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "run") -> pd.DataFrame:
-    """How far each system moves between the reference leaderboard and each other label set's.
-
-    Ranks are 1 for the highest mean, ties broken by system name (as in
-    :func:`compare_leaderboards`), over the systems present under both. Returns a tidy frame
-    ``measure, label_set, run, value, value_reference, rank, rank_reference, change``
-    (``change = rank_reference - rank``: positive when the system climbs), sorted by the
-    largest absolute change first within each (measure, label set).
-    """
-    est, ref, by = _split_reference(result, reference, system)
-    est_ranks = _ranked_means(est, system, by)
-    ref_ranks = _ranked_means(ref, system, [b for b in by if b != LABEL_SET])
-    both = est_ranks.merge(
-        ref_ranks[[system, "measure", "value", "rank"]], on=[system, "measure"], suffixes=("", "_reference")
-    )
-    group = both.groupby(["measure", *by], observed=True)
-    both["rank"] = group["rank"].rank(method="first").astype(np.int64)
-    both["rank_reference"] = group["rank_reference"].rank(method="first").astype(np.int64)
-    both["change"] = both["rank_reference"] - both["rank"]
-    both = both.assign(_size=-both["change"].abs()).sort_values(["measure", *by, "_size", system], kind="stable")
-    return both[["measure", *by, system, "value", "value_reference", "rank", "rank_reference", "change"]].reset_index(drop=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# filling holes with a judge
-
-
-def _read_cache(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
-                        dtype={"query_id": str, "doc_id": str}, quoting=csv.QUOTE_NONE, keep_default_na=False)
-    return dict(zip(zip(frame["query_id"], frame["doc_id"]), frame["relevance"].astype(np.int64)))
-
-
-def fill_holes(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    judge: Callable[[pd.DataFrame], Sequence[int]],
-    *,
-    depth: int = 10,
-    batch_size: int = 100,
-    cache: Union[None, str, Path, MutableMapping] = None,
-    topics: Literal["qrels", "all"] = "all",
-    source: str = "judge",
-    progress: bool = True,
-    score_precision: ScorePrecision = "float64",
-) -> pd.DataFrame:
-    """Label the unjudged (query_id, doc_id) pairs of the runs' top ``depth`` with a judge.
-
-    A *hole* is a pair some run ranks in its top ``depth`` (trec_eval order) that the qrels
-    lack or hold as unjudged (negative). ``topics="all"`` fills the holes of every topic of the
-    run; ``"qrels"`` only those of topics the qrels have. The holes are sorted by
-    (query_id, doc_id) and passed to ``judge`` in frames of at most ``batch_size`` rows with
-    columns ``query_id``, ``doc_id``; the judge returns one integer grade (>= 0) per row, in
-    order (a list, array or Series). No model ships with pdeval: the judge is yours.
-
-    ``cache`` avoids asking twice: a mutable mapping ``(query_id, doc_id) -> grade`` (updated
-    in place) or the path of a tab-separated file ``query_id, doc_id, grade`` (read first,
-    appended to after each batch, so an interrupted run resumes). Pairs in the cache are not
-    sent to the judge.
-
-    Returns the judge's labels of every hole (from the cache or fresh) as a qrels frame with
-    ``source`` set to ``source``; combine them with
-    ``pdeval.merge_qrels(qrels, holes, policy="fill")``.
-    """
-    if not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise PdevalError(f"depth must be a positive integer, not {depth!r}")
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise PdevalError(f"batch_size must be a positive integer, not {batch_size!r}")
-    if topics not in ("qrels", "all"):
-        raise PdevalError(f"topics must be 'qrels' or 'all', not {topics!r}")
-    if not callable(judge):
-        raise PdevalError(f"judge must be a callable taking a frame of (query_id, doc_id) pairs, not {type(judge).__name__}")
-    q = _plain_labels(qrels, "fill_holes' qrels")
-    r = as_run(run)
-    if topics == "qrels":
-        r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
-    top = rank_run(r, score_precision=score_precision, depth=depth)[["query_id", "doc_id"]].drop_duplicates()
-    labelled = q.loc[q["relevance"].to_numpy() >= 0]
-    top_pair, labelled_pair = _pair_codes(top, labelled)
-    holes = top.loc[~np.isin(top_pair, labelled_pair)].sort_values(["query_id", "doc_id"], ignore_index=True)
-
-    path = Path(cache) if isinstance(cache, (str, Path)) else None
-    store: MutableMapping = _read_cache(path) if path is not None else (cache if cache is not None else {})
-    keys = list(zip(holes["query_id"], holes["doc_id"]))
-    known = np.fromiter((key in store for key in keys), dtype=bool, count=len(keys))
-    todo = holes.loc[~known].reset_index(drop=True)
-    starts = range(0, len(todo), batch_size)
-    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="judging"):
-        batch = todo.iloc[start : start + batch_size].reset_index(drop=True)
-        grades = np.asarray(judge(batch.copy()))
-        if grades.shape != (len(batch),):
-            raise SchemaError(
-                f"the judge returned {grades.shape} grade(s) for a batch of {len(batch)} pairs starting at "
-                f"({batch['query_id'].iloc[0]!r}, {batch['doc_id'].iloc[0]!r}); return one grade per row, in order"
-            )
-        numeric = pd.to_numeric(pd.Series(grades), errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise SchemaError(
-                f"the judge returned {int(bad.sum())} grade(s) that are not integers >= 0, first {grades[i]!r} for "
-                f"({batch['query_id'].iloc[i]!r}, {batch['doc_id'].iloc[i]!r})"
-            )
-        fresh = dict(zip(zip(batch["query_id"], batch["doc_id"]), numeric.astype(np.int64).tolist()))
-        store.update(fresh)
-        if path is not None:
-            with path.open("a", encoding="utf-8") as handle:
-                handle.writelines(f"{qid}\t{doc}\t{grade}\n" for (qid, doc), grade in fresh.items())
-    relevance = np.fromiter((int(store[key]) for key in keys), dtype=np.int64, count=len(keys))
-    return holes.assign(relevance=relevance, source=source)

@@ -23,6 +23,7 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis.bundle import ResultBundle
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_result, result_keys
 
@@ -86,9 +87,10 @@ def _inverse(sd: pd.Series) -> pd.Series:
     return out.where(sd != 0, np.inf).where(sd.notna())
 
 
-@dataclass
-class TrainingSensitivity:
-    """Result of :func:`training_sensitivity` (all frames tidy, with a ``task`` column).
+@dataclass(repr=False)
+class TrainingSensitivity(ResultBundle):
+    """Result of :func:`training_sensitivity` (all frames tidy, with a ``task`` column);
+    ``to_frame()`` is :meth:`sign_tests` (the paper's Tables 4 and 5).
 
     ``optimal``
         ``task, measure, level, sample, theta, train_value``: theta*_X(level, sample), the
@@ -125,6 +127,10 @@ class TrainingSensitivity:
     differences: pd.DataFrame
     diff_stability: pd.DataFrame
     wilcoxon: Optional[pd.DataFrame]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary table: :meth:`sign_tests` over every case."""
+        return self.sign_tests()
 
     def sign_tests(
         self, levels: Union[None, Sequence, Mapping[str, Sequence]] = None, alpha: float = 0.05, rtol: float = 0.0
@@ -422,6 +428,33 @@ def _grid(frame: pd.DataFrame, param: str, grid: Optional[Sequence]) -> list:
     return grid
 
 
+def _tested_frames(name: str, theta: pd.DataFrame, lookup: pd.Series, measures: list, baseline: str,
+                   param: str) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+    """Steps 2 and 4 of :func:`training_sensitivity` for one task: X(Y) on the test topics at
+    theta*_Y for X, Y in {baseline, M}, and the differences ``|X(theta*_X) - X(theta*_other)|``."""
+    effect_frames, diff_frames = [], []
+    for measure in measures:
+        values = {}
+        base = theta.index.to_frame(index=False)
+        base.insert(0, "measure", measure)
+        base.insert(0, "task", name)
+        for evaluated in (baseline, measure):
+            for trained in (baseline, measure):
+                keys = pd.MultiIndex.from_arrays([[evaluated] * len(theta), theta[trained].to_numpy()])
+                missing = ~keys.isin(lookup.index)
+                if missing.any():
+                    raise SchemaError(
+                        f"the reference has no {evaluated!r} value for {param}={theta[trained].to_numpy()[missing][0]!r} on the test topics"
+                    )
+                values[evaluated, trained] = lookup.loc[keys].to_numpy(np.float64)
+                effect_frames.append(base.assign(evaluated=evaluated, trained=trained, theta=theta[trained].to_numpy(),
+                                                 value=values[evaluated, trained]))
+        for evaluated, other in ((baseline, measure), (measure, baseline)):
+            diff = np.abs(values[evaluated, evaluated] - values[evaluated, other])
+            diff_frames.append(base.assign(evaluated=evaluated, diff=diff))
+    return effect_frames, diff_frames
+
+
 def training_sensitivity(
     result: pd.DataFrame,
     *,
@@ -470,7 +503,27 @@ def training_sensitivity(
     ``"0"``, ``"1"``...). All tasks land in the same frames (``task`` column) and the sign
     tests count cases over all of them (4 tasks x 16 levels = 64 cases in the paper).
 
-    Returns a :class:`TrainingSensitivity`.
+    Parameters
+    ----------
+    result, param
+        The sweep on the reduced training qrels and its parameter column (above).
+    measures, baseline
+        The measures compared with the baseline measure (``"AP"``: MAP).
+    train_topics, test_topics, tasks, reference, full_level
+        The tasks and the complete-judgment values (above).
+    grid, alpha
+        The parameter values in tie-breaking order (default: sorted); the tests' level.
+
+    Returns
+    -------
+    TrainingSensitivity
+        Its frames; ``to_frame()`` is :meth:`TrainingSensitivity.sign_tests`.
+
+    Raises
+    ------
+    PdevalError, SchemaError
+        The baseline among ``measures``; missing columns or measures; several values where
+        one is needed.
     """
     result = as_result(result)
     if "sample" not in result.columns and "level" in result.columns:
@@ -505,33 +558,9 @@ def training_sensitivity(
         test_means = _topic_means(ref, ["measure", param], test, "reference (test topics)")
         lookup = test_means.set_index(["measure", param])["value"]
         theta = optimal.set_index(["level", "sample", "measure"])["theta"].unstack("measure")
-        for measure in measures:
-            values = {}
-            for evaluated in (baseline, measure):
-                for trained in (baseline, measure):
-                    keys = pd.MultiIndex.from_arrays([[evaluated] * len(theta), theta[trained].to_numpy()])
-                    missing = ~keys.isin(lookup.index)
-                    if missing.any():
-                        raise SchemaError(
-                            f"the reference has no {evaluated!r} value for {param}={theta[trained].to_numpy()[missing][0]!r} on the test topics"
-                        )
-                    value = lookup.loc[keys].to_numpy(np.float64)
-                    values[evaluated, trained] = value
-                    frame = theta.index.to_frame(index=False)
-                    frame.insert(0, "measure", measure)
-                    frame.insert(0, "task", name)
-                    frame["evaluated"] = evaluated
-                    frame["trained"] = trained
-                    frame["theta"] = theta[trained].to_numpy()
-                    frame["value"] = value
-                    effect_frames.append(frame)
-            for evaluated, other in ((baseline, measure), (measure, baseline)):
-                frame = theta.index.to_frame(index=False)
-                frame.insert(0, "measure", measure)
-                frame.insert(0, "task", name)
-                frame["evaluated"] = evaluated
-                frame["diff"] = np.abs(values[evaluated, evaluated] - values[evaluated, other])
-                diff_frames.append(frame)
+        effects, diffs = _tested_frames(name, theta, lookup, measures, baseline, param)
+        effect_frames += effects
+        diff_frames += diffs
         train_set = {str(t) for t in train}
         if wilcoxon_ok and train_set <= set(ref["query_id"].astype(str)):
             w = full_judgment_wilcoxon(

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from pdeval.errors import PdevalError
 
-__all__ = ["is_int", "check_int", "check_choice"]
+__all__ = ["is_int", "check_int", "check_choice", "check_share"]
 
 
 def is_int(value: object) -> bool:
@@ -24,3 +24,10 @@ def check_int(name: str, value: object, minimum: int) -> int:
 def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
     if value not in choices:
         raise PdevalError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, not {value!r}")
+
+
+def check_share(name: str, value: object) -> float:
+    """``value`` as a float if it is a number strictly between 0 and 1 (a level, a confidence)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 < value < 1:
+        raise PdevalError(f"{name} must be a number in (0, 1), not {value!r}")
+    return float(value)

@@ -1,5 +1,12 @@
 """The progress bar of long computations (bootstrap, swap trials, many qrels samples).
 
+**When.** One rule for every ``progress`` option of pdeval (``bool | None``, default ``None``):
+
+* ``True`` shows a bar, ``False`` never does;
+* ``None`` shows one only when it helps: the output is a terminal or a Jupyter notebook, and
+  the work lasts long enough (:data:`DELAY` seconds) for a bar to be worth drawing. Short
+  work, scripts writing to files and test runs print nothing.
+
 **Which bar.** In a Jupyter notebook (an IPython kernel) with ipywidgets installed, tqdm's
 widget bar; everywhere else -- a terminal, or a notebook without ipywidgets -- tqdm's text
 bar, which notebooks draw in place as well. ``tqdm.auto`` is not used: without ipywidgets it
@@ -17,30 +24,25 @@ import functools
 import sys
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
+from pdeval.errors import PdevalError
+
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
+__all__ = ["DELAY", "Progress", "bar_class", "check_progress", "in_notebook", "interactive", "one_bar",
+           "progress_bar", "tqdm_options"]
 
-class _Task:
-    """The shared bar of one call of a :func:`one_bar` function (created by its first loop)."""
+#: ``progress=None`` draws a bar only once the work has lasted this many seconds
+DELAY = 2.0
 
-    def __init__(self) -> None:
-        self.bar: Any = None
-
-    def add(self, total: int, desc: str) -> Any:
-        if self.bar is None:
-            self.bar = bar_class()(total=total, desc=desc, leave=False)
-        else:
-            self.bar.total += total
-            self.bar.refresh()
-        return self.bar
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+Progress = Optional[bool]
 
 
-_TASK: contextvars.ContextVar[Optional[_Task]] = contextvars.ContextVar("pdeval_progress_task", default=None)
+def check_progress(progress: object) -> Progress:
+    """``progress`` if it is True, False or None; else a :class:`~pdeval.errors.PdevalError`."""
+    if progress is not None and not isinstance(progress, bool):
+        raise PdevalError(f"progress must be True, False or None (a bar for long work only), not {progress!r}")
+    return progress
 
 
 def in_notebook() -> bool:
@@ -49,6 +51,22 @@ def in_notebook() -> bool:
     get = getattr(ipython, "get_ipython", None)
     shell = get() if get is not None else None
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+def interactive() -> bool:
+    """True when a person is likely watching: stderr is a terminal, or a Jupyter kernel runs."""
+    stream = sys.stderr
+    if stream is not None and getattr(stream, "isatty", lambda: False)():
+        return True
+    return in_notebook()
+
+
+def tqdm_options(progress: Optional[bool]) -> dict:
+    """The ``disable`` and ``delay`` arguments of a tqdm bar under the rule of this module."""
+    progress = check_progress(progress)
+    if progress is None:
+        return {"disable": not interactive(), "delay": DELAY}
+    return {"disable": not progress, "delay": 0.0}
 
 
 def bar_class() -> type:
@@ -68,25 +86,48 @@ def bar_class() -> type:
     return tqdm
 
 
+class _Task:
+    """The shared bar of one call of a :func:`one_bar` function (created by its first loop)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def add(self, total: int, desc: str, options: dict) -> Any:
+        if self.bar is None:
+            self.bar = bar_class()(total=total, desc=desc, leave=False, **options)
+        else:
+            self.bar.total += total
+            self.bar.refresh()
+        return self.bar
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+_TASK: contextvars.ContextVar[Optional[_Task]] = contextvars.ContextVar("pdeval_progress_task", default=None)
+
+
 def _advance(iterable: Iterable[T], bar: Any) -> Iterator[T]:
     for item in iterable:
         yield item
         bar.update(1)
 
 
-def progress_bar(iterable: Iterable[T], *, enabled: bool, total: int, desc: str) -> Iterable[T]:
-    """``iterable`` wrapped in a progress bar (which leaves no line behind), or as it is when
-    ``enabled`` is false (every long function's ``progress=False``).
+def progress_bar(iterable: Iterable[T], *, enabled: Progress, total: int, desc: str) -> Iterable[T]:
+    """``iterable`` wrapped in a progress bar (which leaves no line behind) under the rule of
+    this module (``enabled`` is the function's ``progress`` option), or as it is.
 
     Inside a call of a :func:`one_bar` function the loop advances that call's one bar;
     elsewhere it draws its own.
     """
-    if not enabled:
+    options = tqdm_options(enabled)
+    if options["disable"]:
         return iterable
     task = _TASK.get()
     if task is not None:
-        return _advance(iterable, task.add(total, desc))
-    return bar_class()(iterable, total=total, desc=desc, leave=False)
+        return _advance(iterable, task.add(total, desc, options))
+    return bar_class()(iterable, total=total, desc=desc, leave=False, **options)
 
 
 def one_bar(function: F) -> F:
@@ -109,6 +150,3 @@ def one_bar(function: F) -> F:
             task.close()
 
     return call  # type: ignore[return-value]
-
-
-__all__ = ["bar_class", "in_notebook", "one_bar", "progress_bar"]

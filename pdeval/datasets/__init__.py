@@ -99,7 +99,7 @@ def load(
     *,
     cache_dir=None,
     mirror: Optional[str] = None,
-    progress: bool = True,
+    progress: Optional[bool] = None,
     duplicates: Optional[DuplicatePolicy] = None,
 ) -> Dataset:
     """Load a data set by name (see :func:`names`); frames are fresh copies.
@@ -124,7 +124,7 @@ def load(
     return Dataset(name=name, runs=runs, qrels=qrels, partial_qrels=partial, description=spec["description"])
 
 
-def _load_full(name: str, *, cache_dir, mirror, progress: bool, duplicates) -> Dataset:
+def _load_full(name: str, *, cache_dir, mirror, progress: Optional[bool], duplicates) -> Dataset:
     policy, description = _FULL[name]
     files = remote.fetch(name, cache_dir=cache_dir, mirror=mirror, progress=progress)
     runs = read_run(files["runs"], duplicates=duplicates or policy)

@@ -38,6 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional, Union
 
+from pdeval.common.progress import check_progress, tqdm_options
 from pdeval.errors import PdevalError
 
 __all__ = ["ManifestEntry", "cache_root", "download_size", "fetch", "git_blob_sha1", "manifest", "names", "remove"]
@@ -170,14 +171,16 @@ def fetch(
     *,
     cache_dir: Union[str, os.PathLike, None] = None,
     mirror: Optional[str] = None,
-    progress: bool = True,
+    progress: Optional[bool] = None,
 ) -> dict[str, list[Path]]:
     """Download (once) and verify the files of data set ``name``; their cached paths by role.
 
     Returns ``{"runs": [...], "qrels": [path], ...}``. Files already in the cache are not
-    downloaded again. Raises :class:`~pdeval.errors.PdevalError` for an unknown name, an
+    downloaded again. ``progress``: a download bar, True, False or None (only for long
+    downloads on a terminal or in a notebook; :mod:`pdeval.common.progress`). Raises :class:`~pdeval.errors.PdevalError` for an unknown name, an
     unreachable source (naming it) or a file whose checksum differs from the manifest.
     """
+    check_progress(progress)
     if name not in names():
         raise PdevalError(f"unknown downloadable data set {name!r}; known: {names()}")
     entries = manifest(name)
@@ -191,7 +194,7 @@ def fetch(
         tqdm = bar_class()
 
         with tqdm(total=sum(e.size for e in missing), unit="B", unit_scale=True,
-                  desc=f"downloading {name}", disable=not progress, leave=False) as bar:
+                  desc=f"downloading {name}", leave=False, **tqdm_options(progress)) as bar:
             for entry in missing:
                 location = _mirror_location(mirror, entry) if mirror else entry.source_url()
                 _store(_verified(_download(location), entry, location), root / entry.local_path)

@@ -14,7 +14,7 @@ trec_eval 10 keep doubles, like the default ``"float64"``.
 
 from __future__ import annotations
 
-from typing import Iterable, Literal, Optional, Sequence
+from typing import Iterable, Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -312,7 +312,7 @@ def ranks_within(offsets: np.ndarray) -> np.ndarray:
 def rank_run(
     run: pd.DataFrame,
     *,
-    by: Iterable[str] = (),
+    by: Union[None, str, Iterable[str]] = None,
     score_precision: ScorePrecision = "float64",
     depth: Optional[int] = None,
 ) -> pd.DataFrame:
@@ -323,7 +323,7 @@ def rank_run(
     group when given (trec_eval ``-M``). Any ``rank`` column of the input is ignored and
     replaced. The input must be a canonical run frame (:func:`pdeval.frames.canonical.as_run`).
     """
-    keys = ["run", *by, "query_id"]
+    keys = ["run", *([by] if isinstance(by, str) else (by or ())), "query_id"]
     if depth is not None and depth < 1:
         raise PdevalError(f"depth must be a positive integer, not {depth!r}")
     group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)

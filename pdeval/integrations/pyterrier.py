@@ -27,7 +27,9 @@ import pandas as pd
 
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.analysis.significance import adjust_pvalues, check_test, compare, score_matrices
+from pdeval.analysis.scores import score_matrices
+from pdeval.common.seeds import Seed
+from pdeval.analysis.significance import adjust_pvalues, check_test, compare
 
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
 
@@ -42,7 +44,7 @@ def paired_test(test: str = "t", **options: Any) -> Callable[[np.ndarray, np.nda
 
     ``test`` is one of :func:`pdeval.compare`'s tests (``"t"``, ``"wilcoxon"``, ``"sign"``,
     ``"permutation"``, ``"bootstrap"``); ``options`` go to :func:`pdeval.compare` (``seed``,
-    ``permutations``, ``B``). The callable takes the per-topic values of a system and of the
+    ``n_resamples``). The callable takes the per-topic values of a system and of the
     baseline (same topic order) and returns ``(statistic, p_value)``.
     """
 
@@ -127,7 +129,7 @@ def experiment(
     alpha: float = 0.05,
     names: Optional[Sequence[str]] = None,
     wide: bool = True,
-    seed: int = 0,
+    seed: Seed = 0,
     complete: bool = True,
     **options: Any,
 ) -> pd.DataFrame:

@@ -46,7 +46,7 @@ def _canonical(names: pd.Index) -> dict:
 
 
 def read_trec_eval(
-    path: PathLike,
+    source: PathLike,
     *,
     summary: bool = False,
     run: Optional[str] = None,
@@ -56,7 +56,7 @@ def read_trec_eval(
 
     Parameters
     ----------
-    path
+    source
         A file of ``measure topic value`` lines (trec_eval) or ``run measure topic value``
         lines (``pdeval eval`` with several runs); ``.gz``/``.bz2``/``.xz`` are read too.
     summary
@@ -77,7 +77,7 @@ def read_trec_eval(
     from pdeval.sources.blocks import read_bytes as _read_bytes
     from pdeval.sources.paths import run_name
 
-    file = Path(path)
+    file = Path(source)
     text = _read_bytes(file).decode("utf-8")
     rows = []
     runids = {}

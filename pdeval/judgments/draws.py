@@ -7,26 +7,11 @@ group codes and keys are packed into one int64 and sorted once (:func:`ranks_by_
 
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 
-from pdeval.errors import PdevalError
-from pdeval.common.options import is_int
 from pdeval.engine.ranking import group_offsets, ranks_within
 
-__all__ = ["SeedLike", "base_seed", "key_bits", "random_keys", "ranks_by_key"]
-
-SeedLike = Union[int, np.integer, np.random.Generator]
-
-
-def base_seed(seed: SeedLike) -> int:
-    """The integer seed; a ``Generator`` gives one integer drawn from it (so it advances)."""
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63 - 1))
-    if not is_int(seed) or int(seed) < 0:
-        raise PdevalError(f"seed must be a non-negative integer or a numpy Generator, not {seed!r}")
-    return int(seed)
+__all__ = ["key_bits", "random_keys", "ranks_by_key"]
 
 
 def key_bits(n_groups: int) -> int:

@@ -27,14 +27,15 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.judgments.draws import SeedLike, base_seed, random_keys, ranks_by_key
+from pdeval.common.seeds import Seed, base_seed
+from pdeval.judgments.draws import random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.engine.options import EngineOptions
 from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.judgments.reduction import PreparedQrels, RemovedAs, assemble_variants, emit_rows, plain_qrels
 from pdeval.common.options import check_choice, check_int, is_int
-from pdeval.common.progress import progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
 
 __all__ = ["DEPTH_GRIDS", "pool", "mixed_pool", "exclude_runs", "judged", "leave_out_pooling"]
@@ -207,11 +208,11 @@ def mixed_pool(
     depths: Union[int, str, Iterable[int]] = DEPTH_GRIDS["yilmaz2008_mixed"],
     *,
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     runs: Optional[Iterable[str]] = None,
     score_precision: ScorePrecision = "float64",
     removed_as: RemovedAs = "pooled",
-    progress: bool = False,
+    progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Depth-k pool plus as many random judgments from outside it (Yilmaz & Aslam 2008, E6).
 
@@ -230,6 +231,7 @@ def mixed_pool(
     check_choice("removed_as", removed_as, ("pooled", "absent"))
     depth_list, _ = _parse_depths(depths, "depths")
     samples = check_int("samples", samples, 1)
+    check_progress(progress)
     base = base_seed(seed)
     best = best_ranks(run, max(depth_list), runs, score_precision)
     prepared = PreparedQrels(plain_qrels(qrels, "mixed_pool"), 1)

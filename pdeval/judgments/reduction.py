@@ -29,11 +29,12 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.judgments.draws import SeedLike, base_seed, key_bits, random_keys, ranks_by_key
+from pdeval.common.seeds import Seed, base_seed
+from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_qrels, variant_keys
 from pdeval.common.options import check_choice, check_int, is_int
-from pdeval.common.progress import progress_bar
+from pdeval.common.progress import check_progress, progress_bar
 
 __all__ = ["LEVEL_GRIDS", "reduce", "reduction_sizes", "skipped_topics"]
 
@@ -257,7 +258,7 @@ def reduce(
     *,
     method: Method = "stratified",
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     nested: Optional[bool] = None,
     removed_as: RemovedAs = "pooled",
     min_rel: int = 1,
@@ -265,7 +266,7 @@ def reduce(
     rel: int = 1,
     on_fail: Literal["raise", "skip"] = "raise",
     max_tries: int = 10000,
-    progress: bool = False,
+    progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Reduced versions of a complete qrels: every level and sample in one frame.
 
@@ -297,7 +298,8 @@ def reduce(
         Draw ``s`` (0..samples-1) uses ``np.random.default_rng([seed, s])`` and consumes one
         uniform key per judged document, topic by topic in sorted topic-id order; a stratum's
         random permutation is the order of its keys. A ``numpy.random.Generator`` as ``seed``
-        contributes one integer drawn from it.
+        contributes one integer drawn from it; ``None`` one from the operating system's entropy
+        (a different draw on every call).
     nested
         Stratified methods (default ``True``, Sakai 2007): one permutation of ``Rel_t`` and one
         of ``Non_t`` per (topic, sample), and level j keeps the first ``R_j`` / ``N_j`` of them,
@@ -319,7 +321,8 @@ def reduce(
         ``max_tries`` draws: ``"raise"`` a :class:`PdevalError`, or ``"skip"`` it in that
         (level, sample). Topics with ``R = 0`` cannot succeed and are always skipped up front.
     progress
-        Show a tqdm progress bar over the draws.
+        A progress bar over the draws: True, False, or None (only for long work on a terminal
+        or in a notebook).
 
     Skipped topics (uniform only) are dropped from the derived qrels of the variants where they
     were skipped, a :class:`PdevalWarning` lists them, and ``result.attrs["skipped_topics"]``
@@ -346,6 +349,7 @@ def reduce(
         )
     parsed = _parse_levels(levels)
     level_values = _level_values(parsed)
+    check_progress(progress)
     base = base_seed(seed)
     prepared = PreparedQrels(plain_qrels(qrels, "reduce"), rel)
 

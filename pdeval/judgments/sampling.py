@@ -29,7 +29,8 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from pdeval.judgments.draws import SeedLike, base_seed, key_bits, random_keys, ranks_by_key
+from pdeval.common.seeds import Seed, base_seed
+from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.common.options import check_int
@@ -69,13 +70,13 @@ def _with_samples(frame: pd.DataFrame, samples: int) -> pd.DataFrame:
 
 
 def sample_pool(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     *,
     strata: Sequence[int] = (10, 30, 100),
     rates: Sequence[float] = (1.0, 0.5, 0.1),
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     runs: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
@@ -90,8 +91,38 @@ def sample_pool(
     left out with a warning.
 
     Returns ``query_id, doc_id, stratum, relevance`` (plus ``sample`` first when ``samples > 1``),
-    ready for ``xinfAP`` / ``infNDCG`` / ``iP@k``. Every sample draws its own random order of each
-    (topic, stratum) from ``seed``.
+    ready for ``xinfAP`` / ``infNDCG`` / ``iP@k`` (Yilmaz, Kanoulas & Aslam, SIGIR 2008, "A
+    simple and efficient sampling method for estimating AP and NDCG"). Every sample draws its
+    own random order of each (topic, stratum) from ``seed``.
+
+    Parameters
+    ----------
+    run
+        The run frame whose pool is sampled.
+    qrels
+        The complete judgments: a sampled document keeps its level.
+    strata
+        Increasing upper depth bounds of the strata.
+    rates
+        The share of each stratum that is judged, in (0, 1].
+    samples
+        The number of independent samples (a ``sample`` column when > 1).
+    seed
+        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    runs
+        The runs that make the pool (default: all).
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[sample,] query_id, doc_id, stratum, relevance``.
+
+    Raises
+    ------
+    PdevalError
+        Strata that do not increase, rates outside (0, 1], a bad ``samples`` or ``seed``.
     """
     bounds = [check_int("strata", bound, 1) for bound in strata]
     if bounds != sorted(set(bounds)):
@@ -155,13 +186,13 @@ def _inclusion_probabilities(weight: np.ndarray, topic: np.ndarray, size: float)
 
 
 def sample_inclusion(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     *,
     size: float,
     depth: int = 100,
     samples: int = 1,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     runs: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
@@ -174,7 +205,36 @@ def sample_inclusion(
     with probability π. Returns ``query_id, doc_id, relevance, inclusion_prob`` of the sampled
     documents (plus ``sample`` first when ``samples > 1``), the judgments from ``qrels``;
     evaluate it with ``statAP``, ``statP@k``, ...: R̂ = Σ 1/π over the sampled relevant
-    documents is unbiased for R.
+    documents is unbiased for R (Aslam, Pavlu & Yilmaz, SIGIR 2006, "A statistical method for
+    system evaluation using incomplete judgments").
+
+    Parameters
+    ----------
+    run
+        The run frame whose depth pool is sampled.
+    qrels
+        The complete judgments: a sampled document keeps its level.
+    size
+        The expected number of sampled documents per topic.
+    depth
+        The depth of the pool.
+    samples, seed
+        The number of independent samples (a ``sample`` column when > 1) and their seed: an
+        integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    runs
+        The runs whose depth pool is sampled (default: all).
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[sample,] query_id, doc_id, relevance, inclusion_prob``.
+
+    Raises
+    ------
+    PdevalError
+        A bad ``size``, ``depth``, ``samples`` or ``seed``.
     """
     depth = check_int("depth", depth, 1)
     samples = check_int("samples", samples, 1)

@@ -277,7 +277,7 @@ def correlation_heatmap(
     column measure with the ranking by the row (reference) measure.
     """
     if "measure" in data.columns and "value" in data.columns:
-        table = correlation_table(data, method, measures=measure_order(data, measures))
+        table = correlation_table(data, methods=method, measures=measure_order(data, measures))
     else:
         table = data if measures is None else data.loc[list(measures), list(measures)]
     n = len(table)
@@ -332,7 +332,7 @@ def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = Non
     ax.set_ylabel("measure")
     ax.grid(axis="x", alpha=0.4)
     details = []
-    for column, fmt in (("alpha", "α = {:g}"), ("B", "B = {:d}"), ("n_runs", "{:d} runs"), ("n_topics", "{:d} topics")):
+    for column, fmt in (("alpha", "α = {:g}"), ("n_resamples", "B = {:d}"), ("n_runs", "{:d} runs"), ("n_topics", "{:d} topics")):
         if column in data.columns:
             details.append(fmt.format(data[column].iloc[0]))
     ax.set_title("Discriminative power (paired bootstrap test, Sakai 2006)"

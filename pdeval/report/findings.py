@@ -237,7 +237,7 @@ def _significance_lines(tables: dict) -> list[str]:
     lines = [
         f"On the full judgments, {_names(power, 'power', b['power'])} had the highest discriminative power "
         f"({b['label']}) and {_names(power, 'power', w['power'])} the lowest ({w['label']}), "
-        f"by a paired bootstrap test with B = {int(b['B'])} at α = {b['alpha']:g}."
+        f"by a paired bootstrap test with B = {int(b['n_resamples'])} at α = {b['alpha']:g}."
     ]
     if "tukey_hsd" in tables:
         tukey = tables["tukey_hsd"]

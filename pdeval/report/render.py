@@ -171,7 +171,7 @@ def draw_figures(
     results: dict,
     swap_bins: pd.DataFrame,
     measures: Sequence[str],
-    swap_trials: int,
+    n_resamples: int,
     half: int,
     dpi: int,
 ) -> dict:
@@ -186,7 +186,7 @@ def draw_figures(
         "the means on full judgments (Yilmaz & Aslam 2008, Figs. 1-18); the panel statistics are of the averaged means",
         "pools": "Rank correlation with the full-judgment ranking for depth-k pools of all runs",
         "discriminative_power": "Discriminative power on full judgments (Sakai 2007)",
-        "swap_rates": f"Swap rates on full judgments, {swap_trials} random splits into two sets of {half} topics "
+        "swap_rates": f"Swap rates on full judgments, {n_resamples} random splits into two sets of {half} topics "
         "(Voorhees & Buckley 2002)",
         "measure_correlation": "Kendall's τ_b between the system rankings of each pair of measures, full judgments",
         "topic_distributions": f"Per-topic {measures[0]} of each run on full judgments",

@@ -22,7 +22,8 @@ from typing import Iterable, Optional, Sequence, Union
 import pandas as pd
 
 from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
-from pdeval.analysis.significance import discriminative_power, swap_rates
+from pdeval.analysis.bootstrap import discriminative_power
+from pdeval.analysis.swaps import swap_rates
 from pdeval.errors import MeasureError, PdevalError, PdevalWarning
 from pdeval.evaluation.core import evaluate
 from pdeval.judgments.pooling import pool
@@ -108,11 +109,11 @@ def _summary(
     return order.drop(columns="_mean").reset_index()
 
 
-def _tukey_summary(full: pd.DataFrame, B: int, seed: int) -> pd.DataFrame:
+def _tukey_summary(full: pd.DataFrame, n_resamples: int, seed: int) -> pd.DataFrame:
     """Per measure: pairs significant by the randomised Tukey HSD, its threshold, and V_E."""
     from pdeval.analysis.statistics import anova, tukey_hsd
 
-    pairs = tukey_hsd(full, B=B, seed=seed, progress=False)
+    pairs = tukey_hsd(full, n_resamples=n_resamples, seed=seed, progress=False)
     table = pairs.groupby("measure", sort=False).agg(
         pairs=("significant", "size"), significant=("significant", "sum"), hsd=("hsd", "first"))
     table["share"] = table["significant"] / table["pairs"]
@@ -156,8 +157,7 @@ def report(
     seed: int = 1,
     out: Union[str, Path] = "report",
     progress: bool = True,
-    B: int = 1000,
-    swap_trials: int = 1000,
+    n_resamples: int = 1000,
     dpi: int = 110,
     bounds: bool = False,
 ) -> dict[str, pd.DataFrame]:
@@ -169,8 +169,9 @@ def report(
     evaluate every variant in one call; do the same for depth-k pools of all runs
     (``depths``, one call) and for ``partial_qrels``; compare each system ranking with the
     full-judgment one (tau_b, tau_AP, RMS; :func:`pdeval.rank_correlation`); measure
-    discriminative power (``B`` bootstrap replicates) and swap rates (``swap_trials`` splits
-    of the topics in two halves) on the full judgments.
+    discriminative power (``n_resamples`` bootstrap replicates) and swap rates (``n_resamples``
+    splits of the topics in two halves) on the full judgments; the randomised Tukey HSD test
+    draws ``n_resamples`` permutations.
 
     Writes the CSV tables of :data:`TABLES`, PNG figures, ``report.md`` and a standalone
     ``report.html``. With ``bounds`` the table of run means has each measure's residual
@@ -198,7 +199,7 @@ def report(
         lambda: _reductions(run, qrels, measures, levels, samples, seed, tables, results),
         lambda: _pools(run, qrels, measures, depths, tables, results, info),
         lambda: _partial(run, partial_qrels, measures, tables, results, info),
-        lambda: _discriminative_power(results["full"], B, seed, tables),
+        lambda: _discriminative_power(results["full"], n_resamples, seed, tables),
     ]
     for name, step in zip(STAGES, steps):
         bar.set_postfix_str(name)
@@ -207,7 +208,7 @@ def report(
     bar.set_postfix_str(STAGES[5])
     n_topics = results["full"]["query_id"].nunique()
     half = max(1, n_topics // 2)
-    swaps = swap_rates(results["full"], c=half, trials=swap_trials, seed=seed, progress=False)
+    swaps = swap_rates(results["full"], c=half, n_resamples=n_resamples, seed=seed, progress=False)
     tables["swap_rates"] = swaps.summary
     bar.update()
     tables["summary"] = _summary(measures, tables["robustness"], tables["robustness_samples"], tables.get("pools"),
@@ -215,7 +216,7 @@ def report(
 
     bar.set_postfix_str(STAGES[6])
     figures = draw_figures(out, tables=tables, results=results, swap_bins=swaps.bins, measures=measures,
-                           swap_trials=swap_trials, half=half, dpi=dpi)
+                           n_resamples=n_resamples, half=half, dpi=dpi)
     bar.update()
 
     bar.set_postfix_str(STAGES[7])
@@ -261,7 +262,7 @@ def _full_judgments(run, qrels, measures: list[str], bounds: bool, tables: dict,
         wide = summarize_bounds(results["full_bounds"], wide=True).set_index("run")
     # no columns name: it would show as a spurious empty "measure" column in the HTML table
     tables["full_means"] = wide.sort_values(measures[0], ascending=False).rename_axis(columns=None).reset_index()
-    tables["measure_correlation"] = correlation_table(full, "tau_b", measures=measures).reset_index()
+    tables["measure_correlation"] = correlation_table(full, methods="tau_b", measures=measures).reset_index()
 
 
 def _reductions(run, qrels, measures, levels, samples: int, seed: int, tables: dict, results: dict) -> None:
@@ -301,9 +302,9 @@ def _partial(run, partial_qrels, measures, tables: dict, results: dict, info: di
     info["partial_share"] = 100.0 * info["partial_judgments"] / info["judgments"]
 
 
-def _discriminative_power(full: pd.DataFrame, B: int, seed: int, tables: dict) -> None:
-    tables["discriminative_power"] = discriminative_power(full, B=B, seed=seed, progress=False).summary
-    tables["tukey_hsd"] = _tukey_summary(full, B, seed)
+def _discriminative_power(full: pd.DataFrame, n_resamples: int, seed: int, tables: dict) -> None:
+    tables["discriminative_power"] = discriminative_power(full, n_resamples=n_resamples, seed=seed, progress=False).summary
+    tables["tukey_hsd"] = _tukey_summary(full, n_resamples, seed)
 
 
 def _intro(source: str, run, n_topics: int, info: dict, measures, reduced_qrels, samples: int, seed: int,
@@ -343,7 +344,7 @@ def report_from_args(args: argparse.Namespace) -> int:
         run, qrels, partial_qrels=partial,
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
-        progress=not args.no_progress, depths=args.depths, B=args.bootstrap, bounds=args.bounds,
+        progress=not args.no_progress, depths=args.depths, n_resamples=args.bootstrap, bounds=args.bounds,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print("Per-run means on the full judgments:")

@@ -185,13 +185,14 @@ def python_qrels(data: bytes, path: str) -> Columns:
 
 
 def read_qrels(
-    path: PathLike,
+    source: PathLike,
     *,
     duplicates: DuplicatePolicy = "error",
     engine: Literal["auto", "python"] = "auto",
     format: Literal["auto", "trec", "sample_eval", "prels"] = "auto",
 ) -> pd.DataFrame:
-    """Read a TREC qrels file (``query_id iteration doc_id relevance``) into a qrels frame.
+    """Read a TREC qrels file (``query_id iteration doc_id relevance``, the path ``source``) into
+    a qrels frame; a Parquet or Arrow IPC file, or a frame or records, are read as they are.
 
     ``format`` also reads the judgments of sampled evaluations (:mod:`pdeval.sources.sampled`):
     ``"sample_eval"`` qrels (``topic iteration docno stratum relevance``, a ``stratum``
@@ -217,9 +218,9 @@ def read_qrels(
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
     if format not in ("auto", "trec", "sample_eval", "prels"):
         raise SchemaError(f"format must be 'auto', 'trec', 'sample_eval' or 'prels', not {format!r}")
-    if is_source(path):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
-        return as_qrels(read_source(path), duplicates=duplicates)
-    file = Path(path)
+    if is_source(source):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
+        return as_qrels(read_source(source), duplicates=duplicates)
+    file = Path(source)
     if file.is_dir():
         raise MissingFileError(f"{str(file)!r} is a directory; read_qrels takes one qrels file", str(file))
     data = read_bytes(file)

@@ -65,13 +65,14 @@ def load_table(path: PathLike) -> pd.DataFrame:
     return to_pandas(table)
 
 
-def read_table(path: PathLike, kind: Optional[Literal["run", "qrels", "result"]] = None) -> pd.DataFrame:
-    """Read a run, qrels or result frame from a Parquet or Arrow IPC file.
+def read_table(source: PathLike, kind: Optional[Literal["run", "qrels", "result"]] = None) -> pd.DataFrame:
+    """Read a run, qrels or result frame from a Parquet or Arrow IPC file (``source``).
 
     ``kind`` validates the frame as that kind (:func:`pdeval.frames.canonical.as_run`, ``as_qrels``,
     ``as_result``); by default the kind is told from the columns
     (:func:`pdeval.frames.canonical.frame_kind`) and the frame is validated as that kind.
     """
+    path = source
     frame = load_table(path)
     kind = kind or frames.frame_kind(frame)
     if kind is None:

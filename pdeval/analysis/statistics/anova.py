@@ -47,8 +47,9 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError, PdevalWarning, warn
-from pdeval.common.options import check_choice
-from pdeval.analysis.significance import score_matrices
+from pdeval.common.options import check_choice, check_share
+from pdeval.analysis.bundle import ResultBundle
+from pdeval.analysis.scores import score_matrices
 
 __all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova", "noncentrality_interval"]
 
@@ -198,9 +199,9 @@ def effect_sizes(
     )
 
 
-@dataclass
-class Anova:
-    """Result of :func:`anova`.
+@dataclass(repr=False)
+class Anova(ResultBundle):
+    """Result of :func:`anova`; ``to_frame()`` is the ANOVA table.
 
     ``table``: one row per (measure, variant, source) with ``source`` (``system``,
     ``topic``, ``residual``), ``df``, ``sum_sq``, ``mean_sq``, ``F``, ``p_value`` (the
@@ -214,14 +215,13 @@ class Anova:
     summary: pd.DataFrame
     effect_sizes: pd.DataFrame
 
-    def to_dict(self) -> dict:
-        return {"table": self.table, "summary": self.summary, "effect_sizes": self.effect_sizes}
+    _summary = "table"
 
 
 def anova(
     result: pd.DataFrame,
-    measure: Union[None, str, Sequence[str]] = None,
     *,
+    measures: Union[None, str, Sequence[str]] = None,
     two_way: bool = True,
     alpha: float = 0.05,
     es_interval: Literal["tukey", "noncentral"] = "tukey",
@@ -230,18 +230,45 @@ def anova(
     """Two-way ANOVA without replication (system x topic), or one-way, per measure and variant.
 
     Each (measure, variant) group of the tidy ``result`` (every run on every topic, see
-    :func:`pdeval.analysis.significance.score_matrices`) is one analysis; see the module docstring
+    :func:`pdeval.analysis.scores.score_matrices`) is one analysis; see the module docstring
     for the formulas. The table equals ``statsmodels``' ``anova_lm(ols("value ~ C(run) +
     C(query_id)"))`` (type I; the design is balanced, so types I-III agree). Sakai's ES_E2
     effect sizes with ``1 - alpha`` intervals come for every run pair: Tukey's simultaneous
     ones (``es_interval="tukey"``) or each pair's exact noncentral-t interval with ``sigma``
-    estimated (``"noncentral"``); see the module docstring. Returns an :class:`Anova`.
+    estimated (``"noncentral"``); see the module docstring (Sakai 2018, *Laboratory
+    Experiments in Information Retrieval*, ch. 5).
+
+    Parameters
+    ----------
+    result
+        A result frame with per-topic values, every run on every topic.
+    measures
+        The measure(s) whose ANOVA is computed (a string or a list; default: all).
+    two_way
+        Two-way ANOVA without replication (system x topic) or one-way (system).
+    alpha
+        One minus the level of the effect-size intervals.
+    es_interval
+        ``"tukey"`` (simultaneous) or ``"noncentral"`` (per pair) intervals of ES_E2.
+    system
+        The column naming the systems.
+
+    Returns
+    -------
+    Anova
+        ``table``, ``summary`` and ``effect_sizes`` frames (see :class:`Anova`).
+
+    Raises
+    ------
+    PdevalError
+        A bad option value, or no group to analyse.
+    SchemaError
+        A missing measure, or a run without a value on some topic.
     """
-    if not 0 < alpha < 1:
-        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+    check_share("alpha", alpha)
     check_choice("es_interval", es_interval, ES_INTERVALS)
     tables, summaries, effects = [], [], []
-    for group in score_matrices(result, measure, system=system):
+    for group in score_matrices(result, measures, system=system):
         fit = fit_anova(group.scores, two_way=two_way)
         keys = {"measure": group.measure, **group.variant}
         table = _table(fit)

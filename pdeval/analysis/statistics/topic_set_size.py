@@ -79,7 +79,7 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 from pdeval.common.options import check_choice
-from pdeval.analysis.significance import score_matrices
+from pdeval.analysis.scores import score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
 
 __all__ = ["topic_set_size", "required_topics"]
@@ -172,9 +172,9 @@ def required_topics(
 
 
 def topic_set_size(
-    source: Union[float, pd.DataFrame],
-    measure: Union[None, str, Sequence[str]] = None,
+    result: Union[float, pd.DataFrame],
     *,
+    measures: Union[None, str, Sequence[str]] = None,
     design: Design = "t",
     alpha: float = 0.05,
     beta: float = 0.20,
@@ -187,7 +187,7 @@ def topic_set_size(
 ) -> pd.DataFrame:
     """Topics needed for a paired t-test, a one-way ANOVA or a CI width (Sakai 2016).
 
-    ``source`` is the variance ``sigma^2`` of single scores, or a result frame: then
+    ``result`` is the variance ``sigma^2`` of single scores, or a result frame: then
     ``sigma^2`` is the residual variance ``V_E`` of each (measure, variant) group's two-way
     ANOVA without replication (``two_way=True``) or one-way ANOVA (``two_way=False``, the
     pooled within-system variance; module docstring), and ``n_systems`` (``design="anova"``)
@@ -196,25 +196,57 @@ def topic_set_size(
     distributions, ``method="sakai2016"`` with the normal approximations of Sakai's Excel
     tools (Sakai 2016). Formulas: module docstring.
 
-    Returns columns (``measure``, variant keys when ``source`` is a frame), ``variance``,
-    ``design``, ``method``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or ``ci_width``,
-    ``n_systems`` (``anova``), ``n_topics``, and ``power`` or ``expected_width`` at
-    ``n_topics``.
+    Parameters
+    ----------
+    result
+        A result frame with per-topic values (every run on every topic), or the variance
+        ``sigma^2`` of single scores as a number.
+    measures
+        The measure(s) of a result frame (a string or a list; default: all).
+    design
+        ``"t"``, ``"anova"`` or ``"ci"`` (module docstring).
+    alpha, beta
+        The significance level and one minus the power (``beta`` unused by ``"ci"``).
+    min_delta
+        The mean difference to detect (``"t"``, ``"anova"``); a number or a list.
+    ci_width
+        The largest expected interval width (``"ci"``); a number or a list.
+    n_systems
+        The number of systems of ``"anova"`` (default: the runs of ``result``).
+    method
+        ``"exact"`` (noncentral t and F) or ``"sakai2016"`` (Nagata's approximations).
+    two_way
+        The ANOVA whose residual variance estimates ``sigma^2``.
+    system
+        The column naming the systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns (``measure``, variant keys when ``result`` is a frame), ``variance``,
+        ``design``, ``method``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or
+        ``ci_width``, ``n_systems`` (``anova``), ``n_topics``, and ``power`` or
+        ``expected_width`` at ``n_topics``.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value, or a requirement no topic set size meets.
     """
     targets = ci_width if design == "ci" else min_delta
     targets = [targets] if targets is None or np.isscalar(targets) else list(targets)
     name = "ci_width" if design == "ci" else "min_delta"
-    if isinstance(source, pd.DataFrame):
+    if isinstance(result, pd.DataFrame):
         groups = [
             (
                 {"measure": g.measure, **g.variant},
                 fit_anova(g.scores, two_way=two_way).residual_variance,
                 g.scores.shape[0],
             )
-            for g in score_matrices(source, measure, system=system)
+            for g in score_matrices(result, measures, system=system)
         ]
     else:
-        groups = [({}, float(source), None)]
+        groups = [({}, float(result), None)]
     rows = []
     for keys, variance, runs in groups:
         m = n_systems if n_systems is not None else runs

@@ -51,8 +51,10 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 from pdeval.common.options import check_choice
-from pdeval.common.progress import one_bar, progress_bar
-from pdeval.analysis.significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
+from pdeval.common.options import check_int, check_share
+from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.seeds import Seed, check_seed, generator
+from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, baseline_pairs, score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
 from pdeval.analysis.statistics.dunnett import Dunnett
 from pdeval.analysis.statistics.studentized_range import studentized_range_sf
@@ -62,20 +64,21 @@ __all__ = ["tukey_hsd", "randomised_ranges"]
 
 def randomised_ranges(
     scores: np.ndarray,
-    B: int,
+    n_resamples: int,
     *,
     seed: Seed = 0,
     baselines: Optional[np.ndarray] = None,
-    progress: bool = False,
+    progress: Optional[bool] = None,
 ) -> np.ndarray:
-    """The ``B`` null statistics ``R_b`` of the randomised Tukey HSD test (module docstring).
+    """The ``n_resamples`` (B) null statistics ``R_b`` of the randomised Tukey HSD test (module docstring).
 
     ``scores``: runs x topics; ``baselines``: row indices of the baselines (``None``: all
     pairs, ``R_b`` = range of the permuted means). Chunked over resamples.
     """
     x = np.asarray(scores, dtype=np.float64)
     m, n = x.shape
-    rng = _rng(seed)
+    B = check_int("n_resamples", n_resamples, 1)
+    rng = generator(seed)
     columns = np.ascontiguousarray(x.T)[None]  # 1 x n x m: the scores of each topic
     chunk = max(1, CHUNK_ELEMENTS // (m * n))
     out = np.empty(B)
@@ -93,44 +96,78 @@ def randomised_ranges(
     return out
 
 
-@one_bar  # one progress bar per call, not one per measure
+@one_bar
 def tukey_hsd(
     result: pd.DataFrame,
-    measure: Union[None, str, Sequence[str]] = None,
     *,
+    measures: Union[None, str, Sequence[str]] = None,
     method: Literal["randomised", "parametric"] = "randomised",
-    B: int = 5000,
+    n_resamples: int = 5000,
     seed: Seed = 0,
     alpha: float = 0.05,
     baselines: Union[None, str, Sequence[str]] = None,
     two_way: bool = True,
-    progress: bool = True,
+    progress: Optional[bool] = None,
     system: str = "run",
 ) -> pd.DataFrame:
     """Tukey's HSD between all run pairs (or ``baselines`` against the rest), topics paired.
 
-    See the module docstring for both methods. Each (measure, variant) group of ``result``
-    is one family. ``two_way`` chooses the ANOVA residual of the parametric test (two-way
-    without replication, Sakai's recommendation, or one-way); the randomised test always
-    keeps topics paired (it permutes within topics).
+    See the module docstring for both methods (Tukey 1953; Carterette, TOIS 2012, "Multiple
+    testing in statistical analysis of systems-based information retrieval experiments";
+    Sakai 2018, *Laboratory Experiments in Information Retrieval*, sec. 4.4-4.5; Dunnett
+    1955 with ``baselines``). Each (measure, variant) group of ``result`` is one family.
 
-    Returns one row per pair: ``measure``, variant keys, ``run_a``, ``run_b`` (or ``run``,
-    ``baseline``), ``n_topics``, ``mean_a``, ``mean_b``, ``diff`` (mean_a - mean_b),
-    ``q`` (``|diff| / sqrt(V_E/n)``), ``es_e2`` (``diff / sqrt(V_E)``, Sakai's effect size),
-    ``p_value``, ``hsd`` (the threshold of ``|diff|``), ``ci_low``, ``ci_high``
-    (``diff -+ hsd``, simultaneous at ``1 - alpha``), ``significant`` (``p_value < alpha``),
-    ``method``, ``B`` (0 for the parametric test).
+    Parameters
+    ----------
+    result
+        A result frame with per-topic values, every run on every topic.
+    measures
+        The measure(s) whose runs are compared (a string or a list; default: all).
+    method
+        ``"randomised"`` (permutations within topics) or ``"parametric"`` (the studentised
+        range distribution with the ANOVA residual variance).
+    n_resamples
+        B, the permutations of the randomised test (ignored by the parametric one).
+    seed
+        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    alpha
+        The family-wise error rate.
+    baselines
+        A run or several: the family is their comparisons with every other run.
+    two_way
+        The ANOVA residual of the parametric test: two-way without replication (Sakai's
+        recommendation) or one-way; the randomised test always keeps topics paired.
+    progress
+        A progress bar: True, False, or None (only for long work on a terminal or notebook).
+    system
+        The column naming the systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``measure``, variant keys, ``run_a``, ``run_b`` (or ``run``,
+        ``baseline``), ``n_topics``, ``mean_a``, ``mean_b``, ``diff`` (mean_a - mean_b),
+        ``q`` (``|diff| / sqrt(V_E/n)``), ``es_e2`` (``diff / sqrt(V_E)``, Sakai's effect
+        size), ``p_value``, ``hsd`` (the threshold of ``|diff|``), ``ci_low``, ``ci_high``
+        (``diff -+ hsd``, simultaneous at ``1 - alpha``), ``significant``
+        (``p_value < alpha``), ``method``, ``n_resamples`` (0 for the parametric test).
+
+    Raises
+    ------
+    PdevalError
+        A bad option value, or no group to analyse.
+    SchemaError
+        A missing measure or baseline, or a run without a value on some topic.
     """
     from scipy.stats import studentized_range
 
     check_choice("method", method, ("randomised", "parametric"))
-    if not 0 < alpha < 1:
-        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if method == "randomised" and int(B) < 1:
-        raise PdevalError(f"B must be a positive integer, got {B!r}")
-    B = int(B)
+    check_share("alpha", alpha)
+    B = check_int("n_resamples", n_resamples, 1)
+    check_seed(seed)
+    check_progress(progress)
     frames = []
-    for group in score_matrices(result, measure, system=system):
+    for group in score_matrices(result, measures, system=system):
         runs, scores = group.runs, group.scores
         where = f"measure {group.measure!r} {group.variant}"
         fit = fit_anova(scores, two_way=two_way)
@@ -180,7 +217,7 @@ def tukey_hsd(
         )
         frame["significant"] = frame["p_value"].to_numpy() < alpha
         frame["method"] = method
-        frame["B"] = B if method == "randomised" else 0
+        frame["n_resamples"] = B if method == "randomised" else 0
         frames.append(frame)
     if not frames:
         raise PdevalError("the result frame holds no (measure, variant) group to analyse")
