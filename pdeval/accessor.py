@@ -102,6 +102,13 @@ class IRAccessor:
 
         return fill_holes(self._need("run", "fill_holes"), qrels, judge, **options)
 
+    def reproducibility(self, reproduced: pd.DataFrame, qrels: pd.DataFrame, measures: Any = ("AP", "P@10", "nDCG@10"),
+                        **options: Any) -> pd.DataFrame:
+        """``pdeval.reproducibility(original, reproduced, qrels, measures, **options)`` on this (original) run frame."""
+        from pdeval.analysis.reproducibility import reproducibility
+
+        return reproducibility(self._need("run", "reproducibility"), reproduced, qrels, measures, **options)
+
     def to_ranx(self):
         """``pdeval.to_ranx(frame)``: this run frame as ranx ``Run`` objects, or this qrels
         frame as a ranx ``Qrels``."""
@@ -226,6 +233,12 @@ class IRAccessor:
         from pdeval.analysis.statistics import topic_set_size
 
         return topic_set_size(self._need("result", "topic_set_size"), measure, **options)
+
+    def standardize(self, reference: Any = None, **options: Any) -> pd.DataFrame:
+        """``pdeval.standardize(result, reference, **options)``: z, std_cdf, std_ab or ecdf values."""
+        from pdeval.analysis.standardize import standardize
+
+        return standardize(self._need("result", "standardize"), reference, **options)
 
     def experiment(self, **options: Any) -> pd.DataFrame:
         """``pdeval.experiment(result, **options)``: PyTerrier's experiment table."""
