@@ -149,7 +149,7 @@ def _apply_factors(x: np.ndarray, mean: np.ndarray, sd: np.ndarray, zero_varianc
     if flat.any() and zero_variance == "error":
         raise PdevalError(
             f"{int(flat.sum())} value(s) are on (topic, measure) groups whose reference values do not vary "
-            f"(standard deviation 0), e.g. {what.loc[flat].head(3).to_dict('records')}; z is undefined there. "
+            f"(standard deviation 0), e.g. {what.loc[flat].drop_duplicates().head(3).to_dict('records')}; z is undefined there. "
             "Pass zero_variance='nan' (NaN) or 'trec_eval' (0 where x equals the mean, as trec_eval -Z)."
         )
     with np.errstate(invalid="ignore", divide="ignore"):
