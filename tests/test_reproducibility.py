@@ -288,3 +288,29 @@ def test_rbo_ext_of_identical_lists_is_one_and_of_disjoint_lists_zero():
     assert rank_biased_overlap(same, same, 2, persistence=0.9, variant="ext") == pytest.approx([1, 1])
     other = _stack([[7, 8, 9, 10], [11, 12]])
     assert rank_biased_overlap(same, other, 2, persistence=0.9, variant="ext") == pytest.approx([0, 0])
+
+
+# ---- figures ------------------------------------------------------------------------------------
+
+def test_figures_draw_the_pairs_and_the_effect_plane():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from pdeval.report.reproducibility import effect_plane, reproduced_scores
+
+    original, reproduced = _pairs()
+    scores = pdeval.evaluate(original, QRELS, ["AP"])
+    fig = reproduced_scores(scores, scores, "AP")
+    assert isinstance(fig, Figure) and len([ax for ax in fig.axes if ax.get_visible()]) == 2
+    plt.close(fig)
+    out = pdeval.reproducibility(original, reproduced, QRELS, ["AP", "P@5"], baseline="B")
+    fig = effect_plane(out)
+    assert isinstance(fig, Figure)
+    plt.close(fig)
+    with pytest.raises(SchemaError, match="baseline="):
+        effect_plane(out[out.level != "overall_effect"])
+    with pytest.raises(SchemaError, match="no 'P@5' values"):
+        reproduced_scores(scores, scores, "P@5")
