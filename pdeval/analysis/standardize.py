@@ -8,7 +8,7 @@ easy one weigh alike:
 method    value                                                       paper
 ========  ==========================================================  ==========================
 z         ``z = (x - mean_t) / sd_t`` (sample standard deviation)      Webber, Moffat & Zobel,
-                                                                      CIKM 2008; trec_eval -Z
+                                                                      SIGIR 2008; trec_eval -Z
 std_cdf   ``Phi(z)``, the standard normal CDF of z, in (0, 1)          Webber et al. 2008
 std_ab    ``min(1, max(0, A z + B))``, A = 0.15, B = 0.5               Sakai, ICTIR 2016
 ecdf      ``F_t(x) = #{reference runs with value <= x} / n``           Urbano, Lima & Hanjalic,
@@ -82,7 +82,7 @@ def zscore_table(result: pd.DataFrame, reference: Reference = None, *, trec_eval
     """Per topic and measure, the mean and sample standard deviation of the reference runs.
 
     ``mean_t = 1/n sum_i x_it`` and ``sd_t = sqrt(1/(n-1) sum_i (x_it - mean_t)^2)`` over the
-    n reference runs i (Webber, Moffat & Zobel, CIKM 2008; Sakai, ICTIR 2016).
+    n reference runs i (Webber, Moffat & Zobel, SIGIR 2008; Sakai, ICTIR 2016).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def standardize(
     standard deviation ``sd_t`` on t (for the same measure):
 
     * ``"z"``: ``z = (x - mean_t) / sd_t`` (Webber, Moffat & Zobel, "Score standardization for
-      inter-collection comparison of retrieval systems", CIKM 2008; trec_eval ``-Z``);
+      inter-collection comparison of retrieval systems", SIGIR 2008; trec_eval ``-Z``);
     * ``"std_cdf"``: ``Phi(z)``, the standard normal CDF (Webber et al. 2008);
     * ``"std_ab"``: ``min(1, max(0, a z + b))`` (Sakai, "A simple and effective approach to
       score standardisation", ICTIR 2016: a = 0.15, b = 0.5 put about 89% of the values of a
