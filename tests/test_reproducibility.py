@@ -314,3 +314,12 @@ def test_figures_draw_the_pairs_and_the_effect_plane():
         effect_plane(out[out.level != "overall_effect"])
     with pytest.raises(SchemaError, match="no 'P@5' values"):
         reproduced_scores(scores, scores, "P@5")
+
+
+def test_one_frame_can_hold_both_sides():
+    original, _ = _pairs()
+    both = pd.concat([original, _run("B2", LISTS_A), _run("A2", LISTS_B)])
+    pairs = {"B": "B2", "A": "A2"}
+    one = pdeval.reproducibility(both, both, QRELS, "AP", pairs=pairs, baseline="B")
+    two = pdeval.reproducibility(original, both, QRELS, "AP", pairs=pairs, baseline="B")
+    pd.testing.assert_frame_equal(one, two)

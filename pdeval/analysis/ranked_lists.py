@@ -32,13 +32,21 @@ RBO_VARIANTS = ("normalized", "ext")
 def doc_codes(*columns: pd.Series) -> list[np.ndarray]:
     """Integer codes of the document ids of several columns, increasing with the ids' byte
     order (Python's string order, which is the order of repro-eval's ``sorted`` and of
-    MATLAB's ``unique``), so the codes can stand for the ids wherever only order matters."""
+    MATLAB's ``unique``), so the codes can stand for the ids wherever only order matters.
+    The ids are hashed once (``pandas.factorize``); only the distinct ids are sorted (by
+    Arrow, in UTF-8 byte order, which is code point order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     values = pd.concat([c.astype(str) for c in columns], ignore_index=True)
-    uniques = np.array(sorted(pd.unique(values)), dtype=object)
-    codes = np.searchsorted(uniques, values.to_numpy(dtype=object))
+    codes, uniques = pd.factorize(values)
+    distinct = pa.array(np.asarray(uniques, dtype=object), type=pa.large_string())
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.asarray(pc.sort_indices(distinct))] = np.arange(len(distinct))
+    codes = rank[codes]
     out, start = [], 0
     for column in columns:
-        out.append(codes[start : start + len(column)].astype(np.int64))
+        out.append(codes[start : start + len(column)])
         start += len(column)
     return out
 
@@ -58,7 +66,7 @@ def _inversions(group: np.ndarray, position: np.ndarray, y: np.ndarray, n_groups
     while (1 << level) < longest:
         block = group * ((longest >> (level + 1)) + 1) + (position >> (level + 1))
         left = ((position >> level) & 1) == 0
-        order = np.argsort(block * span + y_rank, kind="stable")
+        order = np.argsort(block * span + y_rank)  # keys are distinct
         sorted_block, sorted_left = block[order], left[order]
         starts = np.flatnonzero(np.r_[True, sorted_block[1:] != sorted_block[:-1]])
         block_index = np.cumsum(np.r_[False, sorted_block[1:] != sorted_block[:-1]])

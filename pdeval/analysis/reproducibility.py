@@ -36,7 +36,7 @@ from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError, warn
 from pdeval.evaluation.core import evaluate_frames
-from pdeval.frames.canonical import as_run
+from pdeval.frames.canonical import as_run, canonicalize
 
 __all__ = ["reproducibility", "pair_table", "LEVELS"]
 
@@ -87,7 +87,7 @@ def pair_table(original: pd.DataFrame, reproduced: pd.DataFrame, pairs: Pairs = 
     return table.assign(pair=np.arange(len(table)))
 
 
-def _unpaired(frame: pd.DataFrame, left: str, right: str, what: str, policy: str) -> pd.DataFrame:
+def _unpaired(frame: pd.DataFrame, left: str, right: str, what: str, policy: str, hint: str = "") -> pd.DataFrame:
     """Rows of an outer merge that lack one side: an error naming them, or dropped."""
     lacking = frame[left].isna() | frame[right].isna()
     if not lacking.any():
@@ -101,7 +101,7 @@ def _unpaired(frame: pd.DataFrame, left: str, right: str, what: str, policy: str
         raise SchemaError(
             f"{int(lacking.sum())} {what} value(s) have no counterpart in the other run of their pair ({where}"
             f"{', ...' if lacking.sum() > len(shown) else ''}). Reproducibility compares the same topics; "
-            "pass unpaired='drop' to keep the topics both runs have (or complete=True to score missing topics 0)."
+            f"pass unpaired='drop' to keep the topics both runs have{hint}."
         )
     warn(f"unpaired='drop': {int(lacking.sum())} {what} value(s) without a counterpart left out ({where})", PdevalWarning)
     return frame.loc[~lacking]
@@ -127,7 +127,8 @@ def _paired_scores(scores_o, scores_r, pairs, unpaired, identical_p) -> pd.DataF
     right = pairs.merge(scores_r, left_on="reproduced", right_on="run").drop(columns="run")
     keys = ["reproduction", "original", "reproduced", "pair", "measure", "query_id"]
     both = left.merge(right, on=keys, how="outer", suffixes=("_o", "_r"))
-    both = _unpaired(both, "value_o", "value_r", "per-topic score", unpaired)
+    both = _unpaired(both, "value_o", "value_r", "per-topic score", unpaired,
+                     " (or complete=True to score a topic a run lacks 0, as trec_eval -c)")
     group_keys = ["reproduction", "original", "reproduced", "pair", "measure"]
     key = both.groupby(group_keys, sort=False).ngroup().to_numpy()
     groups = both.drop_duplicates(group_keys)[group_keys].reset_index(drop=True)
@@ -222,24 +223,33 @@ def _ranked(run: pd.DataFrame, names: Iterable[str], cutoff: int, score_precisio
 
 
 def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_topic, unpaired, score_precision):
-    """KTU and RBO per (pair, topic), and their means over topics per pair."""
-    a = pairs.merge(_ranked(original, pairs["original"], cutoff, score_precision), left_on="original", right_on="run")
-    b = pairs.merge(_ranked(reproduced, pairs["reproduced"], cutoff, score_precision),
-                    left_on="reproduced", right_on="run")
-    keys = ["reproduction", "original", "reproduced", "pair", "query_id"]
-    topics = a[keys].drop_duplicates().merge(b[keys].drop_duplicates(), how="outer", indicator=True)
-    topics = topics.rename(columns={"_merge": "side"})
-    topics["value_o"] = np.where(topics["side"] == "right_only", np.nan, 1.0)
-    topics["value_r"] = np.where(topics["side"] == "left_only", np.nan, 1.0)
-    topics = _unpaired(topics, "value_o", "value_r", "ranked list", unpaired)[keys].reset_index(drop=True)
+    """KTU and RBO per (pair, topic), and their means over topics per pair. Ids become integer
+    codes before any merge (documents by byte order, topics and runs by first appearance)."""
+    ranked_o = _ranked(original, pairs["original"], cutoff, score_precision)
+    ranked_r = _ranked(reproduced, pairs["reproduced"], cutoff, score_precision)
+    doc_o, doc_r = doc_codes(ranked_o["doc_id"], ranked_r["doc_id"])
+    topic, topic_names = pd.factorize(pd.concat([ranked_o["query_id"], ranked_r["query_id"]], ignore_index=True))
+    run_names = pd.Index(pd.unique(pd.concat([pairs["original"], pairs["reproduced"]])))
+    side = {}
+    for name, ranked, doc, codes, column in (("o", ranked_o, doc_o, topic[: len(ranked_o)], "original"),
+                                              ("r", ranked_r, doc_r, topic[len(ranked_o):], "reproduced")):
+        rows = pd.DataFrame({"run": run_names.get_indexer(ranked["run"]), "topic": codes,
+                             "rank": ranked["rank"].to_numpy(np.int64), "doc": doc})
+        pair_runs = pd.DataFrame({"pair": pairs["pair"].to_numpy(), "run": run_names.get_indexer(pairs[column])})
+        side[name] = pair_runs.merge(rows, on="run").drop(columns="run")
+    keys = ["pair", "topic"]
+    topics = side["o"][keys].drop_duplicates().merge(side["r"][keys].drop_duplicates(), how="outer", indicator=True)
+    topics = topics.merge(pairs, on="pair").assign(query_id=lambda f: np.asarray(topic_names)[f["topic"]])
+    topics["value_o"] = np.where(topics["_merge"] == "right_only", np.nan, 1.0)
+    topics["value_r"] = np.where(topics["_merge"] == "left_only", np.nan, 1.0)
+    topics = _unpaired(topics, "value_o", "value_r", "ranked list", unpaired).reset_index(drop=True)
     topics["group"] = np.arange(len(topics))
-    a, b = a.merge(topics, on=keys), b.merge(topics, on=keys)
-    a["doc"], b["doc"] = doc_codes(a["doc_id"], b["doc_id"])
-    n_groups = len(topics)
-    a, b = a[["group", "rank", "doc"]], b[["group", "rank", "doc"]]
-    tau, _ = kendall_tau_union(a, b, n_groups)
-    overlap = rank_biased_overlap(a, b, n_groups, persistence=persistence, depth=cutoff, variant=rbo)
-    per = _long(topics[keys], {"KTU": tau, "RBO": overlap}, "ranked_list")
+    a = side["o"].merge(topics[keys + ["group"]], on=keys)[["group", "rank", "doc"]]
+    b = side["r"].merge(topics[keys + ["group"]], on=keys)[["group", "rank", "doc"]]
+    tau, _ = kendall_tau_union(a, b, len(topics))
+    overlap = rank_biased_overlap(a, b, len(topics), persistence=persistence, depth=cutoff, variant=rbo)
+    columns = ["reproduction", "original", "reproduced", "pair", "query_id"]
+    per = _long(topics[columns], {"KTU": tau, "RBO": overlap}, "ranked_list")
     pair_keys = ["reproduction", "original", "reproduced", "pair", "statistic"]
     mean = per.groupby(pair_keys, sort=False)["value"].mean().reset_index()
     mean = mean.assign(level="ranked_list", query_id="all", measure="")
@@ -353,9 +363,14 @@ def reproducibility(
     engine = EngineOptions.of(options, where="reproducibility")
     if engine.by:
         raise PdevalError("reproducibility compares runs by name: by= is not supported; fold the keys into run")
-    original = as_run(original, duplicates=engine.duplicates)
-    reproduced = as_run(reproduced, duplicates=engine.duplicates)
-    pairs = pair_table(original, reproduced, pairs)
+    same = reproduced is original
+    names_o, names_r = _run_names(original), _run_names(reproduced)
+    pairs = pair_table(pd.DataFrame({"run": names_o}), pd.DataFrame({"run": names_r}), pairs)
+    if same:  # one frame holds both sides: validated once
+        original = reproduced = _validated(original, pd.concat([pairs["original"], pairs["reproduced"]]), engine)
+    else:
+        original = _validated(original, pairs["original"], engine)
+        reproduced = _validated(reproduced, pairs["reproduced"], engine)
     scores_o = _scores(original, pairs["original"], qrels, measures, engine)
     scores_r = _scores(reproduced, pairs["reproduced"], qrels if reproduced_qrels is None else reproduced_qrels,
                        measures, engine)
@@ -369,6 +384,19 @@ def reproducibility(
     if baseline is not None:
         parts.append(_effects(scores_o, scores_r, pairs, str(baseline), unpaired))
     return _tidy(pd.concat(parts, ignore_index=True), pairs)
+
+
+def _run_names(frame: pd.DataFrame) -> list:
+    frame = canonicalize(frame)
+    return list(pd.unique(frame["run"].astype(str))) if "run" in frame.columns else ["run"]
+
+
+def _validated(frame: pd.DataFrame, names: pd.Series, engine: EngineOptions) -> pd.DataFrame:
+    """The rows of the paired runs only, validated (so 68 runs read for 4 cost 4)."""
+    frame = canonicalize(frame)
+    if "run" in frame.columns:
+        frame = frame[frame["run"].astype(str).isin(set(names))]
+    return as_run(frame, duplicates=engine.duplicates)
 
 
 def _scores(run: pd.DataFrame, names: pd.Series, qrels: pd.DataFrame, measures, engine: EngineOptions) -> pd.DataFrame:
