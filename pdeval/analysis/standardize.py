@@ -113,15 +113,16 @@ def zscore_table(result: pd.DataFrame, reference: Reference = None, *, trec_eval
 
 
 def _trec_eval_names(measures: pd.Series) -> dict:
+    """pdeval measure string -> trec_eval's name (the string itself where trec_eval has none)."""
     from pdeval.measures import parse
 
-    names = {}
-    for measure in pd.unique(measures):
+    def name(measure: str) -> str:
         try:
-            names[measure] = parse(measure).trec_eval_name()
+            return parse(measure).trec_eval_name()
         except MeasureError:
-            names[measure] = measure
-    return names
+            return measure
+
+    return {measure: name(measure) for measure in pd.unique(measures)}
 
 
 def _ecdf(result: pd.DataFrame, ref: pd.DataFrame, keys: list) -> np.ndarray:
