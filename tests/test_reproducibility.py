@@ -323,3 +323,38 @@ def test_one_frame_can_hold_both_sides():
     one = pdeval.reproducibility(both, both, QRELS, "AP", pairs=pairs, baseline="B")
     two = pdeval.reproducibility(original, both, QRELS, "AP", pairs=pairs, baseline="B")
     pd.testing.assert_frame_equal(one, two)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_list_order_rows_follows_repro_eval_on_unsorted_runs_with_ties(data):
+    """repro-eval compares the file's order (a stretch of equal scores reversed by doc id);
+    list_order='rows' gives its KTU and RBO per topic on runs that are not sorted by score."""
+    pytest.importorskip("repro_eval", reason="repro-eval 0.5.0 (test extra) is not installed")
+    from repro_eval.measure.document_order import KTU, RBO
+
+    def run_dict(name, topics):
+        return {q: dict(rows) for q, rows in topics.items()}, pd.DataFrame(
+            [(name, q, d, s) for q, rows in topics.items() for d, s in rows], columns=["run", "query_id", "doc_id", "score"])
+
+    topics_o, topics_r = {}, {}
+    for q in ("q1", "q2", "q3"):
+        n = data.draw(st.integers(2, 12))
+        for topics in (topics_o, topics_r):
+            docs = data.draw(st.lists(st.sampled_from([f"d{i:02d}" for i in range(20)]), min_size=n, max_size=n,
+                                      unique=True))
+            topics[q] = [(d, float(data.draw(st.integers(0, 3)))) for d in docs]
+    dict_o, frame_o = run_dict("B", topics_o)
+    dict_r, frame_r = run_dict("B", topics_r)
+    qrels = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": "d00", "relevance": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ktu = KTU({q: dict(v) for q, v in dict_o.items()}, {q: dict(v) for q, v in dict_r.items()}, per_topic=True)
+        rbo = RBO({q: dict(v) for q, v in dict_o.items()}, {q: dict(v) for q, v in dict_r.items()}, p=0.9, depth=15,
+                  pbar=False, per_topic=True)
+        out = pdeval.reproducibility(frame_o, frame_r, qrels, "P@5", list_order="rows", per_topic=True,
+                                     persistence=0.9, cutoff=15)
+    for q in ("q1", "q2", "q3"):
+        assert _close(_value(out, "KTU", "B", query_id=q), ktu[q]) or (math.isnan(ktu[q]) and
+                                                                       math.isnan(_value(out, "KTU", "B", query_id=q)))
+        assert _close(_value(out, "RBO", "B", query_id=q), rbo[q])

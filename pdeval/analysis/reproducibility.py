@@ -216,17 +216,30 @@ def _effects(scores_o, scores_r, pairs, baseline, unpaired) -> pd.DataFrame:
     return _long(o.index.to_frame(index=False), {"ER": er, "DeltaRI": dri}, "overall_effect")
 
 
-def _ranked(run: pd.DataFrame, names: Iterable[str], cutoff: int, score_precision: str) -> pd.DataFrame:
-    run = run[run["run"].isin(set(names))]
-    ranked = rank_run(run[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=cutoff)
-    return ranked[["run", "query_id", "doc_id", "rank"]]
+def _ranked(run: pd.DataFrame, names: Iterable[str], cutoff: int, score_precision: str, list_order: str) -> pd.DataFrame:
+    run = run[run["run"].isin(set(names))][["run", "query_id", "doc_id", "score"]]
+    if list_order == "trec_eval":
+        ranked = rank_run(run, score_precision=score_precision, depth=cutoff)
+        return ranked[["run", "query_id", "doc_id", "rank"]]
+    # repro-eval's order: the rows as given, a stretch of equal scores in a row reversed by doc id
+    group = run.groupby(["run", "query_id"], sort=False, observed=True).ngroup().to_numpy()
+    rows = np.argsort(group, kind="stable")
+    group, score = group[rows], run["score"].to_numpy(np.float64)[rows]
+    (doc,) = doc_codes(run["doc_id"])
+    stretch = np.cumsum(np.r_[True, (group[1:] != group[:-1]) | (score[1:] != score[:-1])])
+    rows = rows[np.lexsort((-doc[rows], stretch))]
+    ranked = run.iloc[rows].reset_index(drop=True)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)])) + 1
+    return ranked.assign(rank=rank).loc[rank <= cutoff, ["run", "query_id", "doc_id", "rank"]]
 
 
-def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_topic, unpaired, score_precision):
+def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_topic, unpaired, score_precision,
+                  list_order):
     """KTU and RBO per (pair, topic), and their means over topics per pair. Ids become integer
     codes before any merge (documents by byte order, topics and runs by first appearance)."""
-    ranked_o = _ranked(original, pairs["original"], cutoff, score_precision)
-    ranked_r = _ranked(reproduced, pairs["reproduced"], cutoff, score_precision)
+    ranked_o = _ranked(original, pairs["original"], cutoff, score_precision, list_order)
+    ranked_r = _ranked(reproduced, pairs["reproduced"], cutoff, score_precision, list_order)
     doc_o, doc_r = doc_codes(ranked_o["doc_id"], ranked_r["doc_id"])
     topic, topic_names = pd.factorize(pd.concat([ranked_o["query_id"], ranked_r["query_id"]], ignore_index=True))
     run_names = pd.Index(pd.unique(pd.concat([pairs["original"], pairs["reproduced"]])))
@@ -269,6 +282,7 @@ def reproducibility(
     cutoff: int = 1000,
     persistence: float = 0.95,
     rbo: str = "normalized",
+    list_order: str = "trec_eval",
     per_topic: bool = False,
     unpaired: str = "error",
     identical_p: float = 1.0,
@@ -325,6 +339,12 @@ def reproducibility(
         ``'normalized'``: the RBO sum over the first ``cutoff`` ranks divided by its weights
         (Clarke, Vtyurina & Smucker, TOIS 2021), as repro-eval 0.5.0; ``'ext'``: Webber et
         al.'s extrapolated RBO_ext (eq. 32), which the paper's evaluation used.
+    list_order : {'trec_eval', 'rows'}, default 'trec_eval'
+        The order of the ranked lists that KTU and RBO compare: trec_eval's (score, then
+        document id, both descending, under ``score_precision``), or ``'rows'``: the frame's
+        row order with each stretch of equal scores in a row reversed by document id, as
+        repro-eval 0.5.0 orders a run file (its ``break_ties``). Both agree on a file sorted
+        by decreasing score; the evaluation always uses trec_eval's order.
     per_topic : bool, default False
         Also return KTU and RBO per topic (rows with the topic's ``query_id``).
     unpaired : {'error', 'drop'}, default 'error'
@@ -359,6 +379,7 @@ def reproducibility(
     if not isinstance(persistence, numbers.Real) or not 0 < persistence < 1:
         raise PdevalError(f"persistence must be a number strictly between 0 and 1, not {persistence!r}")
     check_choice("rbo", rbo, RBO_VARIANTS)
+    check_choice("list_order", list_order, ("trec_eval", "rows"))
     check_choice("unpaired", unpaired, ("error", "drop"))
     engine = EngineOptions.of(options, where="reproducibility")
     if engine.by:
@@ -377,7 +398,8 @@ def reproducibility(
     parts = []
     if reproduced_qrels is None:
         parts.append(_ranked_lists(original, reproduced, pairs, cutoff=cutoff, persistence=persistence, rbo=rbo,
-                                   per_topic=per_topic, unpaired=unpaired, score_precision=engine.score_precision))
+                                   per_topic=per_topic, unpaired=unpaired, score_precision=engine.score_precision,
+                                   list_order=list_order))
         parts.append(_paired_scores(scores_o, scores_r, pairs, unpaired, identical_p))
     else:
         parts.append(_unpaired_scores(scores_o, scores_r, pairs, identical_p))
