@@ -109,7 +109,8 @@ def effect_plane(result: pd.DataFrame, *, hue: str = "measure", label: Optional[
     hue : str, default "measure"
         The column that colours the points.
     label : str or None, default "reproduced"
-        The column whose value labels each point (None: no labels).
+        The column whose value labels each point (None: no labels); points on the star
+        (a perfect reproduction) are not labelled.
 
     Returns
     -------
@@ -130,9 +131,11 @@ def effect_plane(result: pd.DataFrame, *, hue: str = "measure", label: Optional[
         ax.axhline(1, color="0.6", lw=1, ls="--", zorder=0)
         ax.axvline(0, color="0.6", lw=1, ls="--", zorder=0)
         sns.scatterplot(data=plane, x="DeltaRI", y="ER", hue=hue, style=hue, s=60, ax=ax)
-        ax.scatter([0], [1], marker="*", s=180, color="black", zorder=3, label="perfect reproduction")
+        ax.scatter([0], [1], marker="*", s=420, facecolors="none", edgecolors="black", linewidths=1.2, zorder=1,
+                   label="perfect reproduction")  # hollow and below: points on it stay visible
         if label is not None:
-            for _, row in plane.iterrows():
+            away = ~(np.isclose(plane["DeltaRI"], 0) & np.isclose(plane["ER"], 1))  # the star needs no label
+            for _, row in plane[away].iterrows():
                 ax.annotate(str(row[label]), (row["DeltaRI"], row["ER"]), fontsize=7, alpha=0.8,
                             xytext=(4, 3), textcoords="offset points")
         ax.set_xlabel("ΔRI (relative improvement, original − reproduced)")
