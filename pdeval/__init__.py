@@ -13,6 +13,9 @@
   :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
 * many systems at once, topics paired: :func:`tukey_hsd`, :func:`anova` (with Sakai's
   ES_E2 effect sizes), :func:`topic_set_size`.
+* reproducibility and standardisation: :func:`reproducibility` (Breuer et al.'s measures),
+  :func:`standardize`, :func:`zscore_table`, :func:`read_zscores` / :func:`write_zscores`
+  (trec_eval ``-Z`` files);
 * automatic judgments: :func:`merge_qrels`, :func:`judged_by_source`, :func:`label_sets`,
   :func:`map_grades`, :func:`agreement`, :func:`leaderboards`, :func:`compare_leaderboards`,
   :func:`leaderboard_changes`, :func:`fill_holes`.
@@ -49,6 +52,9 @@ from pdeval.analysis.bootstrap import discriminative_power
 from pdeval.analysis.significance import compare
 from pdeval.analysis.swaps import swap_rates
 from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
+from pdeval.analysis.reproducibility import reproducibility
+from pdeval.analysis.standardize import standardize, zscore_table
+from pdeval.sources.zscores import read_zscores, write_zscores
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
     from pdeval import dask
@@ -102,7 +108,10 @@ __all__ = [
     "read_run",
     "read_table",
     "read_trec_eval",
+    "read_zscores",
     "reduce",
+    "reproducibility",
+    "standardize",
     "summarize",
     "swap_rates",
     "system_means",
@@ -114,4 +123,6 @@ __all__ = [
     "write_run",
     "write_table",
     "write_trec_eval",
+    "write_zscores",
+    "zscore_table",
 ]

@@ -23,6 +23,8 @@ from pdeval.analysis.agreement import agreement
 from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
 from pdeval.analysis.experiments import training_sensitivity
 from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
+from pdeval.analysis.reproducibility import reproducibility
+from pdeval.analysis.standardize import standardize
 from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
 from pdeval.analysis.significance import compare
 from pdeval.analysis.bootstrap import discriminative_power
@@ -51,13 +53,13 @@ _NEEDS = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRE
 METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
     ("run",): (
         evaluate, bounds, rank_run, pool, mixed_pool, judged, exclude_runs, leave_out_pooling,
-        judged_by_source, leaderboards, fill_holes, sample_pool, sample_inclusion, write_run,
+        judged_by_source, leaderboards, fill_holes, sample_pool, sample_inclusion, write_run, reproducibility,
     ),
     ("qrels",): (reduce, merge_qrels, agreement, map_grades, label_sets, write_qrels),
     ("result",): (
         summarize, system_means, rank_correlation, correlation_table, compare_leaderboards,
         leaderboard_changes, swap_rates, discriminative_power, compare, tukey_hsd, anova,
-        topic_set_size, training_sensitivity, experiment, write_trec_eval,
+        topic_set_size, training_sensitivity, experiment, write_trec_eval, standardize,
     ),
     ("run", "qrels"): (to_ranx,),
     ("run", "qrels", "result"): (write_table,),

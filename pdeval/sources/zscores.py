@@ -1,0 +1,86 @@
+"""trec_eval's z-score files (``trec_eval -Z Zmean_file``): read and write.
+
+A z-score file holds, per topic and trec_eval measure name, the mean and the standard
+deviation of a reference set of runs, one line each::
+
+    qid  measure_name  mean  std_dev
+
+(fields separated by whitespace, as trec_eval 10.0's ``get_zscores.c`` reads them; it reads
+the two numbers with C's ``atof``). :func:`pdeval.standardize` applies such a file as
+trec_eval's ``convert_zscores.c`` does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.errors import ParseError, SchemaError
+
+__all__ = ["read_zscores", "write_zscores"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def read_zscores(source: PathLike) -> pd.DataFrame:
+    """Read a trec_eval z-score file.
+
+    Parameters
+    ----------
+    source : str or path
+        The file (``qid measure_name mean std_dev`` per line).
+
+    Returns
+    -------
+    DataFrame
+        ``query_id``, ``measure`` (trec_eval's name, as in the file: ``map``, ``P_10``),
+        ``mean``, ``stddev`` (floats), in file order.
+
+    Raises
+    ------
+    ParseError
+        A line without exactly four fields (trec_eval: "Malformed line") or whose numbers
+        do not read as numbers (where trec_eval's ``atof`` would silently read 0), with the
+        file and the line number.
+    """
+    text = Path(source).read_bytes().decode("utf-8")
+    rows = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = line.split()
+        if not fields and number == len(text.split("\n")):
+            continue  # the end of the last line
+        if len(fields) != 4:
+            raise ParseError(f"a z-score line needs 4 fields (qid measure mean stddev), got {len(fields)}",
+                             str(source), number)
+        try:
+            rows.append((fields[0], fields[1], float(fields[2]), float(fields[3])))
+        except ValueError:
+            raise ParseError(f"mean and stddev must be numbers, got {fields[2]!r} and {fields[3]!r}",
+                             str(source), number) from None
+    return pd.DataFrame(rows, columns=["query_id", "measure", "mean", "stddev"]).astype(
+        {"mean": np.float64, "stddev": np.float64})
+
+
+def write_zscores(table: pd.DataFrame, path: PathLike = None) -> str:
+    """Write a z-score table (``query_id``, ``measure``, ``mean``, ``stddev``) in trec_eval's
+    format, numbers with 17 significant digits (read back exactly); return the text.
+
+    The ``measure`` column must hold trec_eval's names (:func:`pdeval.zscore_table` writes
+    them so).
+    """
+    missing = [c for c in ("query_id", "measure", "mean", "stddev") if c not in table.columns]
+    if missing:
+        raise SchemaError(f"a z-score table needs the columns query_id, measure, mean, stddev; it lacks {missing}")
+    lines = [
+        f"{q}\t{m}\t{mean:.17g}\t{sd:.17g}"
+        for q, m, mean, sd in zip(table["query_id"].astype(str), table["measure"].astype(str),
+                                  table["mean"].to_numpy(np.float64), table["stddev"].to_numpy(np.float64))
+    ]
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        Path(path).write_text(text)
+    return text

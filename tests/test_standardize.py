@@ -1,0 +1,198 @@
+"""pdeval.standardize: trec_eval 10.0's ``-Z`` output byte for byte (trec_eval built into a
+temporary folder), the definitions of the papers as identities (z has mean 0 and sd 1 over
+the reference runs; std_cdf, std_ab and the ECDF are functions of it or of the reference
+values), Hypothesis properties against slow loops, and the errors.
+
+No paper gives a worked numeric example of std-AB or of the ECDF standardisation that could
+be copied here; the authors' own definitions (Sakai 2016: sample mean and sample standard
+deviation, A = 0.15, B = 0.5 with clipping; Urbano et al.'s R code ``std.R``: R's ``sd`` and
+``ecdf``) are what the loops below spell out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import pdeval
+from pdeval.errors import ParseError, PdevalError, PdevalWarning
+
+ROOT = Path(__file__).resolve().parents[1]
+TREC_EVAL = ROOT.parent / "shared" / "tools" / "trec_eval-10.0"
+CLEF15 = ROOT.parent / "shared" / "data" / "clef2015-chs-task2"
+
+
+def _matrix_result(matrix: np.ndarray, measure: str = "AP") -> pd.DataFrame:
+    runs, topics = matrix.shape
+    return pd.DataFrame({
+        "run": np.repeat([f"r{i}" for i in range(runs)], topics),
+        "query_id": np.tile([f"t{j}" for j in range(topics)], runs),
+        "measure": measure,
+        "value": matrix.ravel(),
+    })
+
+
+SMALL = _matrix_result(np.array([[0.1, 0.5, 0.9], [0.3, 0.5, 0.2], [0.5, 0.8, 0.4], [0.7, 0.2, 0.6]]))
+
+
+def test_z_has_mean_zero_and_sd_one_over_the_reference_runs():
+    z = pdeval.standardize(SMALL)
+    per_topic = z.groupby("query_id")["value"]
+    assert np.allclose(per_topic.mean(), 0) and np.allclose(per_topic.std(), 1)
+
+
+def test_the_transforms_are_functions_of_z():
+    z = pdeval.standardize(SMALL, ["r0", "r1", "r2"])["value"].to_numpy()
+    cdf = pdeval.standardize(SMALL, ["r0", "r1", "r2"], method="std_cdf")["value"].to_numpy()
+    ab = pdeval.standardize(SMALL, ["r0", "r1", "r2"], method="std_ab")["value"].to_numpy()
+    assert np.allclose(cdf, stats.norm.cdf(z))
+    assert np.allclose(ab, np.clip(0.15 * z + 0.5, 0, 1))
+    # Urbano et al.'s view of std-AB: the CDF of a uniform distribution on
+    # [mean - sd B/A, mean + sd (1 - B)/A] (their R code's U-std)
+    ref = SMALL[SMALL.run != "r3"].groupby("query_id")["value"]
+    mean, sd = SMALL["query_id"].map(ref.mean()), SMALL["query_id"].map(ref.std())
+    uniform = stats.uniform.cdf(SMALL["value"], loc=mean - sd * 0.5 / 0.15, scale=sd / 0.15)
+    assert np.allclose(ab, uniform)
+
+
+def test_ecdf_counts_the_reference_values_at_most_x():
+    ecdf = pdeval.standardize(SMALL, method="ecdf").set_index(["run", "query_id"])["value"]
+    # topic t1: values 0.5, 0.5, 0.8, 0.2 -> F(0.5) = 3/4, F(0.8) = 1, F(0.2) = 1/4
+    assert ecdf[("r0", "t1")] == 0.75 and ecdf[("r2", "t1")] == 1.0 and ecdf[("r3", "t1")] == 0.25
+
+
+values = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda runs: st.lists(
+    st.lists(values, min_size=runs, max_size=runs), min_size=1, max_size=5)), st.integers(0, 3))
+def test_every_method_equals_a_slow_loop(columns, extra):
+    matrix = np.array(columns).T  # runs x topics
+    result = _matrix_result(matrix)
+    reference = [f"r{i}" for i in range(matrix.shape[0])]
+    ecdf = pdeval.standardize(result, reference, method="ecdf")["value"].to_numpy()
+    z = pdeval.standardize(result, reference, zero_variance="nan")["value"].to_numpy()
+    for row, (i, j) in enumerate(np.ndindex(*matrix.shape)):
+        topic = matrix[:, j]
+        assert ecdf[row] == np.mean(topic <= matrix[i, j])
+        sd = np.std(topic, ddof=1)
+        if np.all(topic == topic[0]):  # (numpy's two-pass sd of equal values can be 1e-17, not 0)
+            assert np.isnan(z[row])
+        else:
+            assert z[row] == pytest.approx((matrix[i, j] - topic.mean()) / sd, abs=1e-9)
+    assert np.all(np.diff(ecdf.reshape(matrix.shape)[np.argsort(matrix, axis=0), np.arange(matrix.shape[1])],
+                          axis=0) >= 0)  # monotone in the value
+
+
+def test_a_reference_set_of_one_run_is_refused():
+    with pytest.raises(PdevalError, match="reference set holds 1 run"):
+        pdeval.standardize(SMALL, ["r0"])
+    with pytest.raises(PdevalError, match="reference set holds 1 run"):
+        pdeval.standardize(SMALL, "r0", method="ecdf")
+
+
+def test_zero_variance_is_named_or_follows_a_policy():
+    flat = SMALL.assign(value=np.where(SMALL.query_id == "t1", 0.5, SMALL.value))
+    with pytest.raises(PdevalError, match="standard deviation 0.*'query_id': 't1'"):
+        pdeval.standardize(flat)
+    nan = pdeval.standardize(flat, zero_variance="nan")
+    assert nan.loc[nan.query_id == "t1", "value"].isna().all()
+    rule = pdeval.standardize(flat, ["r0", "r1"], zero_variance="trec_eval", missing=-1e6)
+    t1 = rule[rule.query_id == "t1"].set_index("run")["value"]
+    assert (t1 == 0).all()  # every value equals the (flat) mean
+    assert pdeval.standardize(flat, method="ecdf").notna().all().all()  # the ECDF needs no variance
+
+
+def test_unknown_reference_runs_and_topics_are_named():
+    with pytest.raises(PdevalError, match=r"reference names run\(s\) \['nope'\]"):
+        pdeval.standardize(SMALL, ["r0", "nope"])
+    other = SMALL[SMALL.query_id != "t2"]
+    with pytest.raises(PdevalError, match="topics no reference run has"):
+        pdeval.standardize(SMALL, other)
+
+
+def test_zscore_files_round_trip_and_bad_lines_are_located(tmp_path):
+    table = pdeval.zscore_table(SMALL)
+    assert set(table.columns) == {"query_id", "measure", "mean", "stddev"} and set(table["measure"]) == {"map"}
+    path = tmp_path / "z.txt"
+    pdeval.write_zscores(table, path)
+    back = pdeval.read_zscores(path)
+    pd.testing.assert_frame_equal(back, table.reset_index(drop=True), check_dtype=False)
+    from_file = pdeval.standardize(SMALL, zscores=path)
+    pd.testing.assert_frame_equal(from_file, pdeval.standardize(SMALL))
+    (tmp_path / "bad.txt").write_text("t0 map 0.5 0.1\nt1 map 0.5\n")
+    with pytest.raises(ParseError, match="bad.txt, line 2"):
+        pdeval.read_zscores(tmp_path / "bad.txt")
+    with pytest.raises(PdevalError, match="method='ecdf' needs reference runs"):
+        pdeval.standardize(SMALL, zscores=path, method="ecdf")
+    with pytest.warns(PdevalWarning, match="no mean and deviation"):
+        partial = pdeval.standardize(SMALL, zscores=table[table.query_id != "t2"])
+    assert partial.loc[partial.query_id == "t2", "value"].isna().all()
+
+
+def test_the_accessor_calls_the_function():
+    pd.testing.assert_frame_equal(SMALL.ir.standardize(["r0", "r2"], method="std_ab"),
+                                  pdeval.standardize(SMALL, ["r0", "r2"], method="std_ab"))
+
+
+# ---- trec_eval -Z, byte for byte ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def trec_eval(tmp_path_factory) -> Path:
+    if not TREC_EVAL.is_dir():
+        pytest.skip("trec_eval 10.0's source is in ../shared/tools beside the repository, which is absent")
+    if not (shutil.which("cc") or shutil.which("gcc")) or not shutil.which("make"):
+        pytest.skip("no C compiler or make to build trec_eval")
+    build = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(TREC_EVAL, build)
+    subprocess.run(["make", "-s"], cwd=build, check=True, capture_output=True)
+    return build / "trec_eval"
+
+
+def _trec_eval_z_text(z: pd.DataFrame) -> str:
+    """trec_eval's -q -Z layout: per topic (sorted), the measures in trec_eval's order as
+    ``Z%-22s\\t%s\\t%6.4f``, then the mean of each measure over the topics as ``all``."""
+    from pdeval.integrations.treceval import order_key
+    from pdeval.measures import parse
+
+    measures = {m: parse(m) for m in z["measure"].unique()}
+    order = {m: order_key(measures[m], i) for i, m in enumerate(measures)}
+    z = z.assign(name=z["measure"].map(lambda m: measures[m].trec_eval_name()), key=z["measure"].map(order))
+    z = z.sort_values(["query_id", "key"])
+    lines = [f"Z{n:<22}\t{q}\t{v:6.4f}" for n, q, v in zip(z["name"], z["query_id"], z["value"])]
+    means = z.groupby(["key", "name"], sort=True)["value"].mean()
+    lines += [f"Z{n:<22}\tall\t{v:6.4f}" for (_, n), v in means.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_z_scores_equal_trec_eval_minus_Z_byte_for_byte(trec_eval, tmp_path):
+    if not CLEF15.is_dir():
+        pytest.skip("the CLEF eHealth 2015 runs live in ../shared/data beside the repository, which is absent")
+    qrels = CLEF15 / "qrels" / "qrels.eng.clef2015.qtest.graded.txt"
+    names = ["FDUSGInfo_EN_Run.1", "ECNU_EN_Run.1", "KISTI_EN_RUN.1", "CUNI_EN_Run.2", "USST_EN_Run.1"]
+    runs = pd.concat([pdeval.read_run(CLEF15 / "runs" / f"{n}.dat.gz").assign(run=n) for n in names])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdevalWarning)
+        result = pdeval.evaluate(runs, pdeval.read_qrels(qrels), ["AP", "P@10", "nDCG@10", "Bpref"])
+    zfile = tmp_path / "zscores.txt"
+    pdeval.write_zscores(pdeval.zscore_table(result, names[1:]), zfile)
+    run_file = tmp_path / "run.txt"
+    run_file.write_bytes(gzip.open(CLEF15 / "runs" / f"{names[0]}.dat.gz").read())
+    command = [str(trec_eval), "-q", "-Z", str(zfile), "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "bpref",
+               str(qrels), str(run_file)]
+    expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    z = pdeval.standardize(result[result.run == names[0]], zscores=zfile, missing=-1000000.0)
+    ours = _trec_eval_z_text(z)
+    assert "-1000000.0000" in expected  # topics where the reference runs all score 0: trec_eval's rule
+    assert ours == expected
