@@ -30,11 +30,11 @@ def test_one_bar_per_task_on_a_terminal(capsys):
     clef = pdeval.datasets.load("clef2018")
     result = pdeval.evaluate(clef.runs, clef.qrels, MEASURES)
     capsys.readouterr()
-    pdeval.discriminative_power(result, B=1000, progress=True)  # one group per measure
+    pdeval.discriminative_power(result, n_resamples=1000, progress=True)  # one group per measure
     err = capsys.readouterr().err
     assert _bar_starts(err, "bootstrap") == 1
     assert "/6 [" in err  # the one bar counts the chunks of every group (2 each)
-    pdeval.discriminative_power(result, B=1000, progress=False)
+    pdeval.discriminative_power(result, n_resamples=1000, progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -75,8 +75,8 @@ from pdeval.report import figures
 clef = pdeval.datasets.load("clef2018")
 result = pdeval.evaluate(clef.runs, clef.qrels, {MEASURES!r})
 """,
-    "power = pdeval.discriminative_power(result, B=1000, progress=True)",
-    "swaps = pdeval.swap_rates(result, c=6, trials=60, progress=True)",
+    "power = pdeval.discriminative_power(result, n_resamples=1000, progress=True)",
+    "swaps = pdeval.swap_rates(result, c=6, n_resamples=60, progress=True)",
     "figures.swap_rate_curve(swaps.bins)",  # a FacetGrid as the cell's value
     "result.ir.plot.topic_distributions('AP')",  # a Figure as the cell's value, through the accessor
     "grid = figures.swap_rate_curve(swaps.bins)\ntype(grid).__name__",  # kept: still a FacetGrid
