@@ -200,7 +200,10 @@ def write_trec_eval(
         raise PdevalError(f"the result has key column(s) {extra} besides run and query_id; select one variant first")
     if "run" not in result.columns:
         result = result.assign(run="run")
-    measures = parse_all(list(pd.unique(result["measure"])))
+    given = list(pd.unique(result["measure"]))
+    canonical = {name: str(parse(name)) for name in given}
+    result = result.assign(measure=result["measure"].map(canonical))
+    measures = parse_all(given)
     order = {str(m): position for position, m in enumerate(measures)}  # the result's order
     table = trec_eval_table(result, measures, order, [], per_topic)
     names = {}

@@ -159,7 +159,8 @@ def read_trec_eval(
     if run is not None:
         frame["run"] = run
     elif width == 3:
-        frame["run"] = frame["block"].map(runids).fillna(run_name(file))
+        default = run_name(file)
+        frame["run"] = [runids.get(block, default) for block in frame["block"].tolist()]
     if canonical:
         names = {name: pdeval_name(name) or name for name in frame["measure"].unique()}
         frame["measure"] = frame["measure"].map(names)
