@@ -314,8 +314,8 @@ def test_identical_duplicate_judgments_follow_the_policy(tmp_path):
 
 
 def test_measure_errors_keep_their_type(tmp_path):
-    from pdeval import treceval
+    from pdeval.integrations.trec_eval import names
 
-    for spec in ("bperf", "gm_map", "P.5,x", "map.5"):
+    for spec in ("bperf", "prefs_simp", "P.5,x", "map.5"):
         with pytest.raises(MeasureError, match=f"-m {spec}"):
-            treceval.select([spec])
+            names.select([spec])

@@ -260,3 +260,16 @@ def test_repeated_families_print_every_cutoff(capsys):
     # trec_eval keeps the first -m P parameters; pdeval prints what was asked, values as trec_eval's
     main(["eval", "-m", "P.10", "-m", "map", "-m", "P.5", str(DATA / "qrels.test"), str(DATA / "results.test")])
     assert capsys.readouterr().out == (DATA / "out.test.map_P5_10").read_text()
+
+
+def test_one_stderr_line_per_failure_also_after_a_warning(capsys, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((DATA / "qrels.test").read_text() + "301 0 FBIS3-10082 1\n")
+    argv = ["eval", "-m", "map", "--duplicates", "first", str(qrels)]
+    assert main(argv + [str(tmp_path / "missing_run.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pdeval eval: error:")
+    assert "missing_run.txt" in err and "(after the warning: " in err and "1 duplicate qrels row(s) dropped" in err
+    assert main(argv + [str(DATA / "results.test")]) == 0  # success: the warning, one line
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pdeval: warning: ") and "1 duplicate qrels row(s) dropped" in err

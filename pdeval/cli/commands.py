@@ -370,39 +370,67 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"pdeval: warning: {_one_line(message)}", file=sys.stderr)
+class _Warnings:
+    """Warnings of one command, held back: printed one a line when the command succeeds, and
+    folded into the error line when it fails (one stderr line per failure)."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        text = _one_line(message)
+        if text not in self.messages:
+            self.messages.append(text)
+
+    def flush(self) -> None:
+        for text in self.messages:
+            print(f"pdeval: warning: {text}", file=sys.stderr)
+        self.messages = []
+
+    def suffix(self) -> str:
+        """What an error line adds about the warnings before it."""
+        if not self.messages:
+            return ""
+        more = f" and {len(self.messages) - 1} more" if len(self.messages) > 1 else ""
+        return f" (after the warning: {self.messages[0]}{more})"
+
+
+def _fail(prog: str, text: str, held: _Warnings) -> int:
+    print(f"{prog}: {text}{held.suffix()}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``pdeval`` console script; returns the exit code.
 
-    0 on success; 2 on any error, printed as one line on stderr. An unexpected exception
-    (a bug) is reported the same way unless ``PDEVAL_DEBUG`` is set, which re-raises it.
+    0 on success; 2 on any error, printed as one line on stderr (warnings that came before
+    it are named in that line, not printed). An unexpected exception (a bug) is reported the
+    same way unless ``PDEVAL_DEBUG`` is set, which re-raises it.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "pdeval" + (f" {argv[0]}" if argv and argv[0] in ("eval", "measures", "report") else "")
+    held = _Warnings()
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = held.show
         try:
             args = _parse_args(argv)
             handler = {"eval": _eval, "measures": _measures, "report": _report}[args.command]
-            return handler(args)
+            code = handler(args)
+            held.flush()
+            return code
         except (_UsageError, PdevalError) as error:
             hint = " (on the command line: --duplicates first|max)" if isinstance(error, DuplicateError) else ""
-            print(f"{prog}: error: {_one_line(error)}{hint}", file=sys.stderr)
-            return 2
+            return _fail(prog, f"error: {_one_line(error)}{hint}", held)
         except BrokenPipeError:  # e.g. piped into head
             return 0
         except KeyboardInterrupt:
-            print(f"{prog}: interrupted", file=sys.stderr)
+            _fail(prog, "interrupted", held)
             return 130
         except Exception as error:  # a bug: one line, unless debugging
             if os.environ.get("PDEVAL_DEBUG"):
                 raise
-            print(f"{prog}: internal error: {type(error).__name__}: {_one_line(error)} "
-                  f"(a bug; PDEVAL_DEBUG=1 shows the traceback)", file=sys.stderr)
-            return 2
+            return _fail(prog, f"internal error: {type(error).__name__}: {_one_line(error)} "
+                               "(a bug; PDEVAL_DEBUG=1 shows the traceback)", held)
 
 
 if __name__ == "__main__":  # pragma: no cover
