@@ -225,39 +225,61 @@ def _some(ids: "pd.Series", n: int = 5) -> str:
     return ", ".join(map(repr, unique[:n])) + (", ..." if len(unique) > n else "")
 
 
-def _eval(args: argparse.Namespace) -> int:
+def _complete_num_rel(args: argparse.Namespace, measures: list):
+    """trec_eval -c prints as ``num_rel all`` the qrels rows with relevance > 0 whatever -l: the
+    shown NumRel and the NumRel at threshold 1 that gives that line, when the two differ."""
+    from pdeval.measures import parse
+
+    shown = [str(m) for m in measures if m.name == "NumRel"]
+    if not args.complete or not shown or shown[0] == "NumRel":
+        return None
+    return shown[0], parse("NumRel")
+
+
+def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
+    """The result frame of the run files (and the bounds frame with --bounds, else None)."""
     from pdeval.evaluation.core import evaluate
-    from pdeval.sources.io import read_qrels, read_run
     from pdeval.evaluation.runfiles import evaluate_run_files
+    from pdeval.sources.io import read_run
 
-    from pdeval.integrations.trec_eval import output
-
-    _check_file_names(args)
-    measures, names, order, selection, relstring = _selection(args)
-    command = selection.command
-    qrels = read_qrels(args.qrels, duplicates=args.duplicates)
     options = dict(complete=args.complete, depth=args.depth,
                    score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
     one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
     run = None if one_at_a_time else read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
         if one_at_a_time:
-            result = evaluate_run_files(args.runs, qrels, measures, **options)
-        elif args.bounds:
+            return evaluate_run_files(args.runs, qrels, measures, undefined="nan", **options), None
+        if args.bounds:
             from pdeval.evaluation.bounds import bounds
 
             filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
-            result = filled.rename(columns={"low": "value"})
-        else:
-            result = evaluate(run, qrels, measures, **options)
+            return filled.rename(columns={"low": "value"}), filled
+        return evaluate(run, qrels, measures, undefined="nan", **options), None
     except PdevalError as error:  # not about one line of a file: name the files
         raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from pdeval.integrations.trec_eval import output
+    from pdeval.sources.io import read_qrels
+
+    _check_file_names(args)
+    measures, names, order, selection, relstring = _selection(args)
+    command = selection.command
+    qrels = read_qrels(args.qrels, duplicates=args.duplicates)
+    num_rel = _complete_num_rel(args, measures)
+    result, filled = _evaluate_files(args, qrels, measures + ([num_rel[1]] if num_rel else []))
+    summary = None
+    if num_rel:
+        summary = output.complete_num_rel(result, num_rel[0], str(num_rel[1]))
+        result = result[result["measure"] != str(num_rel[1])]
+    result = output.trec_eval_values(result, measures, args.judged_only)
     if result.empty:  # (evaluate refuses no shared topic itself; kept for runs with no rows left)
         raise PdevalError(
             f"no topic of {' '.join(args.runs)} is in {args.qrels}: qrels topics {_some(qrels['query_id'])} "
             "(leading zeros? the wrong qrels file?)"
         )
-    table = output.trec_eval_table(result, measures, order, command, args.per_topic, relstring)
+    table = output.trec_eval_table(result, measures, order, command, args.per_topic, relstring, summary)
     if args.bounds:  # the same rows in the same order for the high and residual values
         for column in ("high", "residual"):
             other = filled.rename(columns={column: "value"})

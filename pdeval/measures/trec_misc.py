@@ -90,7 +90,8 @@ def _iprec(seg: Segments, levels, rel: int) -> np.ndarray:
 
     The cut for level x is c = lround(x R) relevant documents; the value is the largest
     precision at or after the c-th relevant retrieved document (after the first when c = 0),
-    0 when fewer than c relevant documents are retrieved."""
+    0 when fewer than c relevant documents are retrieved. An empty list has no precision at
+    c = 0: NaN there (trec_eval divides 0 by 0; the engine reports 0 unless ``undefined="nan"``)."""
     segment, _, _, interpolated = _relevant_precisions(seg, rel)
     num_rel = seg.num_rel(rel).astype(np.float64)
     num_rel_ret = np.bincount(segment, minlength=seg.n_segments)
@@ -101,6 +102,7 @@ def _iprec(seg: Segments, levels, rel: int) -> np.ndarray:
         reached = cut <= num_rel_ret
         index = np.where(reached, first + cut - 1, 0)
         out[:, column] = np.where(reached, interpolated[index] if len(interpolated) else 0.0, 0.0)
+        out[(seg.lengths == 0) & (_lround(float(level) * num_rel) == 0), column] = np.nan
     return out
 
 

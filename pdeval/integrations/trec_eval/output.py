@@ -34,7 +34,32 @@ MIN_GEO_MEAN = 1e-5
 #: cut-off measures whose trec_eval name carries a real parameter (``%3.2f``)
 _REAL_CUTOFFS = {"IPrec": ("iprec_at_recall", "recall"), "RprecMult": ("Rprec_mult", "m")}
 
-__all__ = ["COUNTS", "MIN_GEO_MEAN", "trec_eval_name", "trec_eval_table", "tsv_text", "write_trec_eval"]
+#: measures whose undefined value trec_eval prints as ``-nan`` (0/0 on an empty condensed list, -J)
+NAN_PRINTED = {"IPrec", "IPrecAvg"}
+
+__all__ = [
+    "COUNTS", "MIN_GEO_MEAN", "NAN_PRINTED", "complete_num_rel", "trec_eval_name", "trec_eval_table",
+    "trec_eval_values", "tsv_text", "write_trec_eval",
+]
+
+
+def trec_eval_values(result: pd.DataFrame, measures, judged_only: bool) -> pd.DataFrame:
+    """The values trec_eval prints for a result evaluated with ``undefined="nan"``: undefined
+    values are 0, except where trec_eval itself computes 0/0 (:data:`NAN_PRINTED` on lists that
+    ``-J`` left empty; without -J an empty list is a -c topic, which trec_eval ranks as one
+    unjudged document, so 0)."""
+    keep = {str(m) for m in measures if m.spec.name in NAN_PRINTED} if judged_only else set()
+    value = result["value"].to_numpy(dtype=np.float64)
+    zero = np.isnan(value) & ~result["measure"].isin(keep).to_numpy()
+    return result.assign(value=np.where(zero, 0.0, value))
+
+
+def complete_num_rel(result: pd.DataFrame, shown: str, at_one: str) -> dict:
+    """trec_eval -c's ``num_rel all``: the qrels rows with relevance > 0 over every topic,
+    whatever -l (m_num_rel.c), i.e. the sum of NumRel at threshold 1 (``at_one``); keyed
+    by (run, ``shown``) for :func:`trec_eval_table`'s ``summary``."""
+    rows = result[result["measure"] == at_one]
+    return {(run, shown): value for run, value in rows.groupby("run", sort=False)["value"].sum().items()}
 
 
 def trec_eval_name(measure) -> str:
@@ -57,12 +82,12 @@ def _summaries(result: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     values = frame["value"].to_numpy(dtype=np.float64)
     logs = np.log(np.maximum(np.where(kind == "gmean", values, 1.0), MIN_GEO_MEAN))
     frame = frame.assign(value=values, _log=logs, _kind=kind)
-    frame = frame[frame["_kind"] != "none"]
+    frame = frame[frame["_kind"] != "none"].assign(_nan=np.isnan(frame["value"].to_numpy()))
     group = frame.groupby(["run", "measure"], sort=False)
-    total = pd.concat([group["value"].sum(), group["value"].mean(), group["_log"].mean(), group["_kind"].first()],
-                      axis=1, keys=["sum", "mean", "log", "kind"]).reset_index()
+    total = pd.concat([group["value"].sum(), group["value"].mean(), group["_log"].mean(), group["_kind"].first(),
+                       group["_nan"].any()], axis=1, keys=["sum", "mean", "log", "kind", "nan"]).reset_index()
     value = np.where(total["kind"] == "sum", total["sum"], np.where(total["kind"] == "gmean", np.exp(total["log"]), total["mean"]))
-    return total.assign(value=value)[["run", "measure", "value"]]
+    return total.assign(value=np.where(total["nan"], np.nan, value))[["run", "measure", "value"]]  # NaN spreads
 
 
 def _relstring_rows(result: pd.DataFrame, codes: list, name: str) -> pd.DataFrame:
@@ -83,19 +108,25 @@ def trec_eval_table(
     command: list,
     per_topic: bool,
     relstring_codes: Optional[tuple] = None,
+    summary: Optional[dict] = None,
 ) -> pd.DataFrame:
     """trec_eval's rows for each run: per-topic values (with ``per_topic``), then the ``all`` lines.
 
     ``measures`` are the parsed measures of ``result``; ``order`` maps each measure string (and
     the relstring name) to its sort key; ``command`` may hold ``num_q``; ``relstring_codes`` is
-    ``(name, [RelAt@1 .. RelAt@N strings])`` when relstring is printed. Runs keep the order of
+    ``(name, [RelAt@1 .. RelAt@N strings])`` when relstring is printed; ``summary`` replaces
+    ``all`` values, keyed by (run, measure) (:func:`complete_num_rel`). Runs keep the order of
     the result; topics are in byte order, measures in trec_eval's order. The value column holds
     floats (and the relevance strings, when asked for).
     """
     kinds = {str(m): m.spec.aggregate for m in measures}
     codes = list(relstring_codes[1]) if relstring_codes else []
     plain = result[~result["measure"].isin(codes)] if codes else result
-    parts = [_summaries(plain, kinds).assign(query_id="all", _section=2)]
+    totals = _summaries(plain, kinds)
+    if summary:
+        replaced = [summary.get(key) for key in zip(totals["run"], totals["measure"])]
+        totals["value"] = [old if new is None else new for old, new in zip(totals["value"].tolist(), replaced)]
+    parts = [totals.assign(query_id="all", _section=2)]
     if "num_q" in command:
         counts = result.groupby("run", sort=False)["query_id"].nunique()
         parts.append(pd.DataFrame({"run": counts.index, "measure": "num_q", "query_id": "all",
@@ -126,7 +157,9 @@ def formatted_values(measure: pd.Series, value: pd.Series, counts: set, digits: 
     text[is_text] = value[is_text]
     text[is_count] = [str(int(round(v))) for v in value[is_count].astype(float).tolist()]
     numbers = value[rest].astype(float).tolist()
-    text[rest] = [repr(v) for v in numbers] if digits is None else [f"{v:.{digits}f}" for v in numbers]
+    text[rest] = [repr(v) for v in numbers] if digits is None else [
+        f"{v:.{digits}f}" if v == v else f"{'-nan':>6}" for v in numbers  # C's printf("%6.4f") of 0/0
+    ]
     return text
 
 
