@@ -22,42 +22,64 @@
   ranx objects, ir_datasets records and ir_measures measure objects are accepted as inputs.
 """
 
+import importlib
 import sys
 
-from pdeval import accessor, datasets, errors, frames
-from pdeval.analysis.agreement import (
-    agreement,
-    compare_leaderboards,
-    fill_holes,
-    judged_by_source,
-    label_sets,
-    leaderboard_changes,
-    leaderboards,
-    map_grades,
-    merge_qrels,
-)
-from pdeval.evaluation.bounds import bounds
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
-from pdeval.api import evaluate
-from pdeval.evaluation.results import summarize
-from pdeval.analysis.experiments import training_sensitivity
-from pdeval.sources.tables import read_table, write_table
-from pdeval.integrations.pyterrier import experiment
-from pdeval.integrations.ranx import from_ranx, to_ranx
-from pdeval.integrations.trec_eval import read_trec_eval, write_trec_eval
-from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
-from pdeval.judgments.reduction import LEVEL_GRIDS, reduce
-from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
-from pdeval.measures import available as available_measures
-from pdeval.measures import parse as parse_measure
-from pdeval.engine.ranking import rank_run
-from pdeval.sources.sampled import prels_qrels
-from pdeval.judgments.sampling import sample_inclusion, sample_pool
-from pdeval.analysis.significance import compare, discriminative_power, swap_rates
-from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
+from pdeval import accessor, errors  # noqa: F401  (registers df.ir)
+
+#: public name -> (module, attribute): imported on first use, so that ``import pdeval`` (and
+#: the ``pdeval`` command, which imports the package first) loads only what is used
+_LAZY = {
+    **{name: ("pdeval.analysis.agreement", name) for name in (
+        "agreement", "compare_leaderboards", "fill_holes", "judged_by_source", "label_sets",
+        "leaderboard_changes", "leaderboards", "map_grades", "merge_qrels")},
+    "bounds": ("pdeval.evaluation.bounds", "bounds"),
+    **{name: ("pdeval.analysis.correlation", name) for name in ("correlation_table", "rank_correlation", "system_means")},
+    "evaluate": ("pdeval.api", "evaluate"),
+    "summarize": ("pdeval.evaluation.results", "summarize"),
+    "training_sensitivity": ("pdeval.analysis.experiments", "training_sensitivity"),
+    "read_table": ("pdeval.sources.tables", "read_table"),
+    "write_table": ("pdeval.sources.tables", "write_table"),
+    "experiment": ("pdeval.integrations.pyterrier", "experiment"),
+    "from_ranx": ("pdeval.integrations.ranx", "from_ranx"),
+    "to_ranx": ("pdeval.integrations.ranx", "to_ranx"),
+    "read_trec_eval": ("pdeval.integrations.trec_eval", "read_trec_eval"),
+    "write_trec_eval": ("pdeval.integrations.trec_eval", "write_trec_eval"),
+    **{name: ("pdeval.sources.io", name) for name in ("read_qrels", "read_run", "write_qrels", "write_run")},
+    "LEVEL_GRIDS": ("pdeval.judgments.reduction", "LEVEL_GRIDS"),
+    "reduce": ("pdeval.judgments.reduction", "reduce"),
+    **{name: ("pdeval.judgments.pooling", name) for name in ("exclude_runs", "judged", "leave_out_pooling", "mixed_pool", "pool")},
+    "available_measures": ("pdeval.measures", "available"),
+    "parse_measure": ("pdeval.measures", "parse"),
+    "rank_run": ("pdeval.engine.ranking", "rank_run"),
+    "prels_qrels": ("pdeval.sources.sampled", "prels_qrels"),
+    "sample_inclusion": ("pdeval.judgments.sampling", "sample_inclusion"),
+    "sample_pool": ("pdeval.judgments.sampling", "sample_pool"),
+    **{name: ("pdeval.analysis.significance", name) for name in ("compare", "discriminative_power", "swap_rates")},
+    **{name: ("pdeval.analysis.statistics", name) for name in ("anova", "topic_set_size", "tukey_hsd")},
+    "datasets": ("pdeval.datasets", None),
+    "frames": ("pdeval.frames", None),
+}
+
+
+def __getattr__(name: str):
+    """The public functions, imported on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'pdeval' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = importlib.import_module(module)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
-    from pdeval import dask
+    importlib.import_module("pdeval.dask")
 
 __version__ = "0.1.0"
 

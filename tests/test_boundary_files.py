@@ -109,7 +109,7 @@ CASES = {
                                ["eval", "{tmp}/q.txt", "{tmp}/r.txt"], ["q.txt", "r.txt", "'051'", "'51'"]),
     # ---- the command line
     "unknown_measure": option_case(["eval", "-m", "bperf", "{tmp}/q.txt", "{tmp}/r.txt"], "-m bperf", "Did you mean"),
-    "lacking_measure": option_case(["eval", "-m", "gm_map", "{tmp}/q.txt", "{tmp}/r.txt"], "-m gm_map", "does not compute"),
+    "refused_measure": option_case(["eval", "-m", "prefs_simp", "{tmp}/q.txt", "{tmp}/r.txt"], "-m prefs_simp", "does not compute"),
     "bad_cutoff_list": option_case(["eval", "-m", "P.5,x", "{tmp}/q.txt", "{tmp}/r.txt"], "-m P.5,x", "cut-offs"),
     "zero_cutoff": option_case(["eval", "-m", "P.0", "{tmp}/q.txt", "{tmp}/r.txt"], "-m P.0", "positive"),
     "ndcg_gain_for_level_0": option_case(["eval", "-m", "ndcg.0=2,1=3", "{tmp}/q.txt", "{tmp}/r.txt"],

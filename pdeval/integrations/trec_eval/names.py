@@ -198,7 +198,8 @@ def _pairs(name: str, params: str, spec: str) -> dict:
         except ValueError:
             sep = ""
         if not sep:
-            raise MeasureError(f"-m {spec}: trec_eval's {name} takes name=value pairs, e.g. {name}.1=3,2=9")
+            example = "p=0.95" if name.startswith("rbp") else "1=3,2=9"
+            raise MeasureError(f"-m {spec}: trec_eval's {name} takes level=gain (or name=value) pairs, e.g. {name}.{example}")
     return pairs
 
 
