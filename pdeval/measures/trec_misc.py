@@ -40,7 +40,7 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
     unjudged=AS_NONREL,
     pooled=AS_NONREL,
     unretrieved=COUNTS_ZERO,
-    reference="Robertson 2006 (GMAP, SIGIR); trec_eval 10 m_gm_map.c",
+    reference="Robertson 2006 (On GMAP, CIKM); trec_eval 10 m_gm_map.c",
     trec_eval="gm_map",
 )
 def gm_map(seg: Segments, *, rel: int = 1) -> np.ndarray:

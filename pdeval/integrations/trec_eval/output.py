@@ -151,7 +151,8 @@ def formatted_values(measure: pd.Series, value: pd.Series, counts: set, digits: 
     ``digits`` decimals (``None``: the shortest text that reads back exactly)."""
     value = value.to_numpy()
     text = np.empty(len(value), dtype=object)
-    is_text = np.array([isinstance(v, str) for v in value], dtype=bool)
+    is_text = (np.array([isinstance(v, str) for v in value], dtype=bool) if value.dtype == object
+               else np.zeros(len(value), dtype=bool))
     is_count = measure.isin(counts).to_numpy() & ~is_text
     rest = ~is_count & ~is_text
     text[is_text] = value[is_text]
