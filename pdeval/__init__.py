@@ -23,9 +23,23 @@
 """
 
 import importlib
+import importlib.util
 import sys
 
-from pdeval import accessor, errors  # noqa: F401  (registers df.ir)
+# what ``pdeval eval`` needs anyway is imported now (so ``pdeval.engine.ranking`` and the like
+# are there as before); the rest (analysis, judgments, datasets, most integrations) on first use
+from pdeval import accessor, errors, frames  # noqa: F401  (accessor registers df.ir)
+from pdeval.common import arrow as _arrow, options as _options, progress as _progress, threads as _threads  # noqa: F401
+from pdeval.engine import coverage as _coverage, ranked as _ranked  # noqa: F401
+from pdeval.api import evaluate
+from pdeval.evaluation.bounds import bounds
+from pdeval.evaluation.results import summarize
+from pdeval.evaluation import runfiles as _runfiles  # noqa: F401
+from pdeval.integrations.trec_eval import read_trec_eval, write_trec_eval
+from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
+from pdeval.measures import available as available_measures
+from pdeval.measures import parse as parse_measure
+from pdeval.engine.ranking import rank_run
 
 #: public name -> (module, attribute): imported on first use, so that ``import pdeval`` (and
 #: the ``pdeval`` command, which imports the package first) loads only what is used
@@ -33,38 +47,43 @@ _LAZY = {
     **{name: ("pdeval.analysis.agreement", name) for name in (
         "agreement", "compare_leaderboards", "fill_holes", "judged_by_source", "label_sets",
         "leaderboard_changes", "leaderboards", "map_grades", "merge_qrels")},
-    "bounds": ("pdeval.evaluation.bounds", "bounds"),
     **{name: ("pdeval.analysis.correlation", name) for name in ("correlation_table", "rank_correlation", "system_means")},
-    "evaluate": ("pdeval.api", "evaluate"),
-    "summarize": ("pdeval.evaluation.results", "summarize"),
     "training_sensitivity": ("pdeval.analysis.experiments", "training_sensitivity"),
     "read_table": ("pdeval.sources.tables", "read_table"),
     "write_table": ("pdeval.sources.tables", "write_table"),
     "experiment": ("pdeval.integrations.pyterrier", "experiment"),
     "from_ranx": ("pdeval.integrations.ranx", "from_ranx"),
     "to_ranx": ("pdeval.integrations.ranx", "to_ranx"),
-    "read_trec_eval": ("pdeval.integrations.trec_eval", "read_trec_eval"),
-    "write_trec_eval": ("pdeval.integrations.trec_eval", "write_trec_eval"),
-    **{name: ("pdeval.sources.io", name) for name in ("read_qrels", "read_run", "write_qrels", "write_run")},
     "LEVEL_GRIDS": ("pdeval.judgments.reduction", "LEVEL_GRIDS"),
     "reduce": ("pdeval.judgments.reduction", "reduce"),
     **{name: ("pdeval.judgments.pooling", name) for name in ("exclude_runs", "judged", "leave_out_pooling", "mixed_pool", "pool")},
-    "available_measures": ("pdeval.measures", "available"),
-    "parse_measure": ("pdeval.measures", "parse"),
-    "rank_run": ("pdeval.engine.ranking", "rank_run"),
     "prels_qrels": ("pdeval.sources.sampled", "prels_qrels"),
     "sample_inclusion": ("pdeval.judgments.sampling", "sample_inclusion"),
     "sample_pool": ("pdeval.judgments.sampling", "sample_pool"),
     **{name: ("pdeval.analysis.significance", name) for name in ("compare", "discriminative_power", "swap_rates")},
     **{name: ("pdeval.analysis.statistics", name) for name in ("anova", "topic_set_size", "tukey_hsd")},
     "datasets": ("pdeval.datasets", None),
-    "frames": ("pdeval.frames", None),
 }
 
 
+def _import_tree(name: str):
+    """A subpackage with its modules, so that ``pdeval.engine.ranking`` works as it did when
+    ``import pdeval`` imported everything."""
+    import pkgutil
+
+    package = importlib.import_module(name)
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), prefix=f"{name}."):
+        if not info.name.startswith(("pdeval.report", "pdeval.dask")):  # matplotlib, dask: on demand
+            importlib.import_module(info.name)
+    return package
+
+
 def __getattr__(name: str):
-    """The public functions, imported on first use (PEP 562)."""
+    """The public functions (and the subpackages, ``pdeval.measures`` ...), imported on first
+    use (PEP 562)."""
     if name not in _LAZY:
+        if not name.startswith("_") and importlib.util.find_spec(f"pdeval.{name}") is not None:
+            return _import_tree(f"pdeval.{name}")
         raise AttributeError(f"module 'pdeval' has no attribute {name!r}")
     module, attribute = _LAZY[name]
     value = importlib.import_module(module)

@@ -270,16 +270,15 @@ def _add_family(family: Family, params: Optional[str], spec: str, selection: Sel
         selection.items = [item for item in selection.items if item.family != family.name]
         if family.kind == "relstring":
             selection.relstring = None
-    if family.kind == "relstring":
+    if family.kind == "relstring":  # one string per topic: the last length asked for
         if selection.relstring is None or given:
-            length = _cut_longs(family.name, params, spec)[0] if given else family.defaults[0]
+            length = _cut_longs(family.name, params, spec)[-1] if given else family.defaults[0]
             selection.relstring = (length, f"relstring_{params}" if given else "relstring")
-        explicit.setdefault(family.name, params) if given else None
-        return
-    known = {item.measure for item in selection.items}
-    for measure, name, sub in _expand(family, params, spec):
-        if measure not in known:
-            selection.items.append(Item(measure, name, family.name, sub))
+    else:
+        known = {item.measure for item in selection.items}
+        for measure, name, sub in _expand(family, params, spec):
+            if measure not in known:
+                selection.items.append(Item(measure, name, family.name, sub))
     if given:
         explicit.setdefault(family.name, params)
 
