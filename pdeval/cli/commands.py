@@ -284,6 +284,8 @@ def _eval(args: argparse.Namespace) -> int:
         for column in ("high", "residual"):
             other = filled.rename(columns={column: "value"})
             table[column] = output.trec_eval_table(other, measures, order, command, args.per_topic, relstring)["value"].to_numpy()
+        if relstring:  # a string has no residual
+            table.loc[table["measure"] == relstring[0], "residual"] = "''"
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in output.COUNTS} | {"num_q"}
     if args.format == "tsv":

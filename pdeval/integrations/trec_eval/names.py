@@ -291,8 +291,26 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
     ``iprec_at_recall..1,.5``, ``relstring.20``), or a pdeval measure string (``AP``,
     ``nDCG'@10``, ``infAP(c=1.5)``). Parameters given with ``-m`` replace a nickname's
     defaults (``-m all_trec -m relstring.20``); a family given twice with parameters prints
-    every cut-off asked for. Raises :class:`~pdeval.errors.MeasureError` naming the value
-    for a measure pdeval does not know or refuses.
+    every cut-off asked for.
+
+    Parameters
+    ----------
+    specs
+        The ``-m`` values, in the order given.
+    selection
+        A selection to add to (default: a new one).
+
+    Returns
+    -------
+    Selection
+        The pdeval measures with trec_eval's printed names and order, the command values
+        (runid, num_q) and relstring's length.
+
+    Raises
+    ------
+    MeasureError
+        Naming the ``-m`` value: a measure pdeval does not know, a parameter trec_eval's
+        measure does not take, or a refused measure with the reason.
     """
     selection = selection if selection is not None else Selection()
     for spec in specs:
@@ -327,9 +345,20 @@ def order_key(measure: Measure, item: Item, position: int) -> tuple:
 
 
 def pdeval_name(name: str) -> Optional[str]:
-    """pdeval's canonical measure string of a name trec_eval prints (``map`` -> ``AP``,
-    ``P_10`` -> ``P@10``, ``iprec_at_recall_0.10`` -> ``IPrec(recall=0.1)``,
-    ``ndcg_1=3,2=9`` -> ``nDCG(gains={1:3,2:9})``); None for a name pdeval does not know."""
+    """pdeval's canonical measure string of a name trec_eval prints.
+
+    Parameters
+    ----------
+    name
+        A measure name as trec_eval prints it (``map``, ``P_10``, ``iprec_at_recall_0.10``,
+        ``ndcg_1=3,2=9``) or a pdeval measure string.
+
+    Returns
+    -------
+    str or None
+        ``AP``, ``P@10``, ``IPrec(recall=0.1)``, ``nDCG(gains={1:3,2:9})``...; None for a name
+        pdeval does not know.
+    """
     candidates = []
     if name in FAMILIES:
         candidates.append((name, None))

@@ -63,8 +63,24 @@ def complete_num_rel(result: pd.DataFrame, shown: str, at_one: str) -> dict:
 
 
 def trec_eval_name(measure) -> str:
-    """The name trec_eval prints for a measure (``AP`` -> ``map``, ``IPrec(recall=0.1)`` ->
-    ``iprec_at_recall_0.10``); the canonical string where trec_eval has no such measure."""
+    """The name trec_eval prints for a measure.
+
+    Parameters
+    ----------
+    measure
+        A measure string or :class:`~pdeval.measures.Measure`.
+
+    Returns
+    -------
+    str
+        trec_eval's name (``AP`` -> ``map``, ``P@10`` -> ``P_10``, ``IPrec(recall=0.1)`` ->
+        ``iprec_at_recall_0.10``); the canonical string where trec_eval has no such measure.
+
+    Raises
+    ------
+    MeasureError
+        For a string that is no measure.
+    """
     measure = parse(measure)
     if measure.name in _REAL_CUTOFFS and not measure.judged_only:
         family, key = _REAL_CUTOFFS[measure.name]
@@ -112,12 +128,30 @@ def trec_eval_table(
 ) -> pd.DataFrame:
     """trec_eval's rows for each run: per-topic values (with ``per_topic``), then the ``all`` lines.
 
-    ``measures`` are the parsed measures of ``result``; ``order`` maps each measure string (and
-    the relstring name) to its sort key; ``command`` may hold ``num_q``; ``relstring_codes`` is
-    ``(name, [RelAt@1 .. RelAt@N strings])`` when relstring is printed; ``summary`` replaces
-    ``all`` values, keyed by (run, measure) (:func:`complete_num_rel`). Runs keep the order of
-    the result; topics are in byte order, measures in trec_eval's order. The value column holds
-    floats (and the relevance strings, when asked for).
+    Parameters
+    ----------
+    result
+        A result frame (``run``, ``query_id``, ``measure``, ``value``).
+    measures
+        The parsed measures of ``result`` (their ``aggregate`` decides each ``all`` line).
+    order
+        Each measure string (and the relstring name) to its sort key (trec_eval's order).
+    command
+        May hold ``"num_q"``: the number of topics of each run, as a row.
+    per_topic
+        Whether the per-topic rows come first (trec_eval ``-q``); gm_map and gm_bpref have none.
+    relstring_codes
+        ``(printed name, [RelAt@1 .. RelAt@N strings])`` when relstring is printed.
+    summary
+        ``all`` values that replace the computed ones, keyed by (run, measure)
+        (:func:`complete_num_rel`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run, measure, query_id, value``: runs in the order of the result, topics in byte
+        order, measures in trec_eval's order; ``value`` holds floats (and the quoted relevance
+        strings, when asked for).
     """
     kinds = {str(m): m.spec.aggregate for m in measures}
     codes = list(relstring_codes[1]) if relstring_codes else []
