@@ -273,3 +273,13 @@ def test_one_stderr_line_per_failure_also_after_a_warning(capsys, tmp_path):
     assert main(argv + [str(DATA / "results.test")]) == 0  # success: the warning, one line
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("pdeval: warning: ") and "1 duplicate qrels row(s) dropped" in err
+
+
+def test_num_docs_reaches_utility(capsys):
+    """trec_eval -N: utility's fourth coefficient counts the nonrelevant documents not retrieved."""
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    assert main(["eval", "-N", "100000", "-m", "utility.1,-1,-2,0.5", *files]) == 0
+    value = float(capsys.readouterr().out.split("\t")[-1])
+    # over the 3 topics: 131 relevant retrieved, 1,369 nonrelevant retrieved, 430 relevant missed
+    expected = (131 - 1369 - 2 * 430 + 0.5 * (3 * 100000 + 131 - 1500 - 561)) / 3
+    assert value == pytest.approx(expected, abs=5e-5)

@@ -90,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true",
                     help="condensed lists: drop unjudged documents (trec_eval -J)")
     ev.add_argument("-M", "--depth", type=_positive_int, default=None, help="keep the first DEPTH documents (trec_eval -M) (default: every document)")
+    ev.add_argument("-N", "--num-docs", type=int, default=None, metavar="NUM_DOCS",
+                    help="documents in the collection, for utility's d term (trec_eval -N) (default: 0)")
     ev.add_argument("-l", "--rel", type=int, default=None,
                     help="relevance threshold of binary measures (trec_eval -l) (default: 1)")
     ev.add_argument("--float32", action="store_true",
@@ -182,7 +184,7 @@ def _selection(args: argparse.Namespace):
     measures, names, order, codes = [], {}, {}, []
     for position, item in enumerate(items):
         try:
-            measure = parse(item.measure, judged_only=args.judged_only, rel=args.rel)
+            measure = parse(item.measure, judged_only=args.judged_only, rel=args.rel, n_docs=args.num_docs)
         except (MeasureError, TypeError, ValueError) as error:  # a parameter of the wrong type too
             raise MeasureError(f"-m {item.measure}: {error}") from None
         if item.family == "relstring":
