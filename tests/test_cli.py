@@ -115,28 +115,33 @@ def test_map_and_p_at_5_10_the_issue_command(capsys):
         ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
         ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
         ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100"], "qrels.test", "results.trunc"),
-        # NIST's command adds -mrelstring.20, which pdeval lacks (it is named on stderr)
-        ("out.test.aql", ["-m", "all_trec", "-q", "-l2"], "qrels.rel_level", "results.test"),
+        ("out.test.aql", ["-m", "all_trec", "-mrelstring.20", "-q", "-l2"], "qrels.rel_level", "results.test"),
     ],
 )
-def test_nicknames_print_trec_eval_lines_pdeval_has_in_trec_eval_order(capsys, expected, options, qrels, run):
+def test_nicknames_print_exactly_what_trec_eval_prints(capsys, expected, options, qrels, run):
+    """NIST's own commands and outputs: every line, byte for byte (gm_map, iprec_at_recall,
+    relstring and the rest of all_trec included); stderr holds at most -c's overlap warning."""
     assert main(["eval", *options, str(DATA / qrels), str(DATA / run)]) == 0
     captured = capsys.readouterr()
-    ours = captured.out.splitlines()
-    theirs = (DATA / expected).read_text().splitlines()
-    printed = {tuple(line.split("\t")[:2]) for line in ours}
-    # every line pdeval prints is trec_eval's line, in trec_eval's order ...
-    assert ours == [line for line in theirs if tuple(line.split("\t")[:2]) in printed]
-    # ... and what it leaves out is only what it lacks, said in one line on stderr
-    left_out = {line.split()[0] for line in theirs if tuple(line.split("\t")[:2]) not in printed}
+    assert captured.out == (DATA / expected).read_text()
     lines = [line for line in captured.err.splitlines() if "evaluated as empty rankings (complete=True)" not in line]
-    assert len(lines) == 1  # besides the -c overlap warning, one line
-    note = lines[0]
-    assert note.startswith("pdeval: note: pdeval lacks")
-    lacking = note.split("trec_eval's ")[1].split(" (")[0].split(", ")
-    for name in left_out:
-        assert any(name == family or name.startswith(family + "_") for family in lacking), name
-    assert any(line.startswith("runid") for line in ours) and any(line.startswith("num_q") for line in ours)
+    assert lines == []
+
+
+def test_refused_trec_eval_measures_say_why(capsys):
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    for spec, reason in (("prefs_simp", "preference judgments"), ("qrels_jg", "judgment groups"), ("map_avgjg", "-R qrels_jg")):
+        assert main(["eval", "-m", spec, *files]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and reason in err and spec in err
+
+
+def test_explicit_parameters_replace_the_nicknames_defaults(capsys):
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    assert main(["eval", "-m", "official", "-m", "P.7", *files]) == 0
+    names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert [n for n in names if n.startswith("P_")] == ["P_7"]
+    assert names[-12:-1] == [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
 
 
 def test_all_line_sums_counts_and_averages_the_rest(capsys):
@@ -257,3 +262,26 @@ def test_repeated_families_print_every_cutoff(capsys):
     # trec_eval keeps the first -m P parameters; pdeval prints what was asked, values as trec_eval's
     main(["eval", "-m", "P.10", "-m", "map", "-m", "P.5", str(DATA / "qrels.test"), str(DATA / "results.test")])
     assert capsys.readouterr().out == (DATA / "out.test.map_P5_10").read_text()
+
+
+def test_one_stderr_line_per_failure_also_after_a_warning(capsys, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((DATA / "qrels.test").read_text() + "301 0 FBIS3-10082 1\n")
+    argv = ["eval", "-m", "map", "--duplicates", "first", str(qrels)]
+    assert main(argv + [str(tmp_path / "missing_run.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pdeval eval: error:")
+    assert "missing_run.txt" in err and "(after the warning: " in err and "1 duplicate qrels row(s) dropped" in err
+    assert main(argv + [str(DATA / "results.test")]) == 0  # success: the warning, one line
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pdeval: warning: ") and "1 duplicate qrels row(s) dropped" in err
+
+
+def test_num_docs_reaches_utility(capsys):
+    """trec_eval -N: utility's fourth coefficient counts the nonrelevant documents not retrieved."""
+    files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    assert main(["eval", "-N", "100000", "-m", "utility.1,-1,-2,0.5", *files]) == 0
+    value = float(capsys.readouterr().out.split("\t")[-1])
+    # over the 3 topics: 131 relevant retrieved, 1,369 nonrelevant retrieved, 430 relevant missed
+    expected = (131 - 1369 - 2 * 430 + 0.5 * (3 * 100000 + 131 - 1500 - 561)) / 3
+    assert value == pytest.approx(expected, abs=5e-5)

@@ -192,3 +192,162 @@ def test_pytrec_eval_on_real_clef_runs(folder):
     assert run["run"].nunique() >= 10
     assert_agrees(run, qrels)
     assert_agrees(run, qrels, JUDGED_ONLY, judged_only=True)
+
+
+# ---- the trec_eval 10.0 binary, built from ../shared/tools -------------------------------------
+# ``pdeval eval`` must print what trec_eval prints, byte for byte, for the default measures and
+# -m all_trec, with -q, -c, -J, -l 2 and -M 100: on trec_eval's own test files, on the bundled copy
+# of them, on random cases, and on real CLEF 2015 and DL 2021 runs.
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+TOOLS = HERE.parents[1] / "shared" / "tools" / "trec_eval-10.0"
+TREC_TESTS = SHARED / "trec_eval-tests" / "test"
+
+#: option sets every input is compared under
+OPTION_SETS = [
+    [],  # -m official
+    ["-m", "all_trec"],
+    ["-q", "-m", "all_trec"],
+    ["-q", "-c", "-m", "all_trec"],
+    ["-q", "-J", "-m", "all_trec"],
+    ["-q", "-l", "2", "-m", "all_trec"],
+    ["-q", "-M", "100", "-m", "all_trec"],
+]
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory) -> Path:
+    """trec_eval 10.0 built once per session into a temporary folder."""
+    if not TOOLS.exists():
+        pytest.skip(f"trec_eval's source ({TOOLS}) is not available on this machine")
+    if shutil.which("make") is None or (shutil.which("gcc") or shutil.which("cc")) is None:
+        pytest.skip("no C compiler (gcc/cc) and make to build trec_eval 10.0")
+    folder = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(TOOLS, folder)
+    built = subprocess.run(["make", "trec_eval"], cwd=folder, capture_output=True, text=True, timeout=600)
+    if built.returncode != 0 or not (folder / "trec_eval").exists():
+        pytest.skip(f"trec_eval 10.0 did not build: {built.stderr[-300:]}")
+    return folder / "trec_eval"
+
+
+def pdeval_cli(options: list, qrels: Path, run: Path) -> str:
+    from pdeval.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["eval", *options, str(qrels), str(run)])
+    assert code == 0, err.getvalue()
+    return out.getvalue()
+
+
+def assert_same_output(binary: Path, options: list, qrels: Path, run: Path) -> bool:
+    """Compare the outputs; False (nothing compared) where trec_eval 10 refuses the input: a
+    qrels topic without a ranking and no -c ("result qid ... not found in qrels"), which
+    pdeval evaluates over the topics the run holds (as trec_eval 9 did)."""
+    theirs = subprocess.run([str(binary), *options, str(qrels), str(run)], capture_output=True, text=True, timeout=600)
+    if theirs.returncode != 0 and "not found in qrels" in theirs.stderr and "-c" not in options:
+        return False
+    assert theirs.returncode == 0, theirs.stderr
+    ours = pdeval_cli(options, qrels, run)
+    if ours != theirs.stdout:
+        mine, other = ours.splitlines(), theirs.stdout.splitlines()
+        first = next((i for i, (a, b) in enumerate(zip(mine, other)) if a != b), min(len(mine), len(other)))
+        raise AssertionError(
+            f"trec_eval {' '.join(options)} {qrels.name} {run.name}: line {first + 1} differs: "
+            f"pdeval {mine[first:first + 1]} trec_eval {other[first:first + 1]} ({len(mine)} vs {len(other)} lines)"
+        )
+    return True
+
+
+TREC_TEST_PAIRS = [
+    ("qrels.test", "results.test"),
+    ("qrels.test", "results.trunc"),
+    ("qrels.rel_level", "results.test"),
+    ("qrels.test.with-comments", "results.test"),
+    ("qrels.comment.test", "results.comment.test"),
+    ("qrels-302.test", "results-302.test"),
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: " ".join(o) or "official")
+@pytest.mark.parametrize("qrels, run", TREC_TEST_PAIRS)
+def test_cli_prints_what_trec_eval_10_prints_on_its_test_files(trec_eval_binary, qrels, run, options):
+    if not TREC_TESTS.exists():
+        pytest.skip(f"trec_eval's test files ({TREC_TESTS}) are not available on this machine")
+    if not assert_same_output(trec_eval_binary, options, TREC_TESTS / qrels, TREC_TESTS / run):
+        pytest.skip("trec_eval 10 refuses a qrels topic without a ranking unless -c is given")
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: " ".join(o) or "official")
+@pytest.mark.parametrize("qrels, run", [("qrels.test", "results.test"), ("qrels.rel_level", "results.test"),
+                                        ("qrels.test", "results.trunc")])
+def test_cli_prints_what_trec_eval_10_prints_on_the_bundled_files(trec_eval_binary, qrels, run, options):
+    if not assert_same_output(trec_eval_binary, options, TREC_EVAL / qrels, TREC_EVAL / run):
+        pytest.skip("trec_eval 10 refuses a qrels topic without a ranking unless -c is given")
+
+
+def random_case(seed: int, folder: Path) -> tuple[Path, Path]:
+    """A small random qrels file (levels -1..3, some topics without relevant documents) and run
+    (ties, short lists, documents the qrels lack, topics the qrels lack)."""
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for topic in range(1, int(rng.integers(2, 6)) + 1):
+        docs = [f"d{j}" for j in range(int(rng.integers(5, 40)))]
+        judged = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
+        for j in judged:
+            qrels_lines.append(f"{topic} 0 {docs[j]} {int(rng.choice([-1, 0, 0, 1, 1, 2, 3]))}")
+        if rng.random() < 0.15:
+            continue  # a qrels topic without a ranking (-c)
+        retrieved = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
+        scores = rng.integers(0, 6, size=len(retrieved)) / 2  # ties
+        for rank, (j, score) in enumerate(zip(retrieved, scores)):
+            run_lines.append(f"{topic} Q0 {docs[j]} {rank} {score} rnd")
+    run_lines.append("99 Q0 x 1 1.0 rnd")  # a topic the qrels lack
+    qrels, run = folder / f"qrels{seed}.txt", folder / f"run{seed}.txt"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run.write_text("\n".join(run_lines) + "\n")
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cli_prints_what_trec_eval_10_prints_on_random_cases(trec_eval_binary, tmp_path, seed):
+    qrels, run = random_case(seed, tmp_path)
+    compared = 0
+    for options in OPTION_SETS[2:] + [["-q", "-J", "-c", "-l", "2", "-M", "10", "-m", "all_trec", "-m", "dcg",
+                                       "-m", "ideal_dcg", "-m", "yaap", "-m", "relstring.30"]]:
+        compared += assert_same_output(trec_eval_binary, options, qrels, run)
+    assert compared >= 2
+
+
+def real_runs(folder: str, pattern: str, count: int, tmp_path: Path) -> list:
+    root = SHARED / folder / "runs"
+    if not root.exists():
+        pytest.skip(f"the shared evaluation data ({root}) is not available on this machine")
+    import gzip
+
+    chosen = sorted(root.glob(pattern))[:: max(1, len(list(root.glob(pattern))) // count)][:count]
+    paths = []
+    for path in chosen:  # trec_eval reads plain text only
+        plain = tmp_path / path.name.replace(".gz", "")
+        plain.write_bytes(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
+        paths.append(plain)
+    return paths
+
+
+@pytest.mark.parametrize("options", [[], ["-q", "-m", "all_trec"], ["-q", "-c", "-J", "-m", "all_trec"]],
+                         ids=lambda o: " ".join(o) or "official")
+def test_cli_prints_what_trec_eval_10_prints_on_clef_2015(trec_eval_binary, tmp_path, options):
+    qrels = SHARED / "clef2015-chs-task2" / "qrels" / "qrels.eng.clef2015.qtest.graded.txt"
+    for run in real_runs("clef2015-chs-task2", "*.gz", 4, tmp_path):
+        assert_same_output(trec_eval_binary, options, qrels, run)
+
+
+@pytest.mark.parametrize("options", [[], ["-q", "-m", "all_trec"], ["-q", "-l", "2", "-M", "100", "-m", "all_trec"]],
+                         ids=lambda o: " ".join(o) or "official")
+def test_cli_prints_what_trec_eval_10_prints_on_dl_2021(trec_eval_binary, tmp_path, options):
+    qrels = SHARED / "trec-dl21" / "qrels-pass.dl21.human.txt"
+    for run in real_runs("trec-dl21", "*.gz", 3, tmp_path):
+        assert_same_output(trec_eval_binary, options, qrels, run)

@@ -40,7 +40,7 @@ def test_read_gives_trec_eval_values_under_pdeval_names(result):
     assert list(read.columns) == ["run", "query_id", "measure", "value"]
     assert set(read["run"]) == {"STANDARD"}  # from the runid line
     assert set(read["query_id"]) == {"301", "302", "303"}
-    assert "iprec_at_recall_0.10" in set(read["measure"])  # unknown to pdeval: trec_eval's name kept
+    assert {"IPrec(recall=0.1)", "RprecMult(m=0.2)", "Success@5", "Unj@20"} <= set(read["measure"])
     merged = result.merge(read, on=["run", "query_id", "measure"], suffixes=("", "_trec_eval"))
     assert set(merged["measure"]) == set(SHARED.values())
     assert np.abs(merged["value"] - merged["value_trec_eval"]).max() <= 5e-5  # 4 printed decimals
@@ -101,6 +101,45 @@ def test_bad_files_raise_with_the_line(tmp_path):
         pdeval.read_trec_eval(only_all)
     with pytest.raises(PdevalError, match="variant"):
         pdeval.write_trec_eval(pd.DataFrame({"run": "a", "level": 1, "query_id": "1", "measure": "AP", "value": 0.5}, index=[0]))
+
+
+def test_malformed_values_and_repeated_keys_are_parse_errors(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("map\t301\t0.1\nP_10\t301\tabc\n")
+    with pytest.raises(ParseError, match=r"line 2.*not a number|not a number.*line 2"):
+        pdeval.read_trec_eval(bad)
+    twice = tmp_path / "twice.txt"
+    twice.write_text("map\t301\t0.1\nmap\t302\t0.2\nmap\t301\t0.3\n")
+    with pytest.raises(ParseError, match="lines 1, 3"):
+        pdeval.read_trec_eval(twice)
+    assert pdeval.read_trec_eval(twice, duplicates="first")["value"].tolist() == [0.1, 0.2]
+    assert pdeval.read_trec_eval(twice, duplicates="last")["value"].tolist() == [0.2, 0.3]
+    with pytest.raises(PdevalError, match="duplicates"):
+        pdeval.read_trec_eval(twice, duplicates="max")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"map\t301\t0.1\nmap\t30\xff\t0.2\n")
+    with pytest.raises(ParseError, match="UTF-8"):
+        pdeval.read_trec_eval(binary)
+
+
+def test_concatenated_outputs_are_one_run_each(tmp_path):
+    text = (DATA / "out.test.aq").read_text()
+    both = tmp_path / "both.txt"
+    both.write_text(text + text.replace("STANDARD", "OTHER"))
+    read = pdeval.read_trec_eval(both)
+    assert set(read["run"]) == {"STANDARD", "OTHER"}
+    same = tmp_path / "same.txt"
+    same.write_text(text + text)
+    with pytest.raises(ParseError, match="repeated"):
+        pdeval.read_trec_eval(same)
+
+
+def test_written_names_are_trec_eval_names_for_every_family():
+    frame = pd.DataFrame({"run": "r", "query_id": "1", "measure": ["IPrec(recall=0.1)", "RprecMult(m=2.0)", "GMAP", "SetF",
+                                                                   "NumNonrelJudgedRet", "Success@5"], "value": 0.5})
+    names = [line.split("\t")[0].strip() for line in pdeval.write_trec_eval(frame).splitlines()]
+    assert names[:4] == ["iprec_at_recall_0.10", "Rprec_mult_2.00", "set_F", "num_nonrel_judged_ret"]
+    assert "gm_map" in names and "success_5" in names and names.count("gm_map") == 1  # gm_map: summary only
 
 
 from hypothesis import given, settings  # noqa: E402

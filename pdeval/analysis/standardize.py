@@ -22,7 +22,7 @@ The reference statistics can also come from a trec_eval z-score file
 from __future__ import annotations
 
 import os
-from typing import Optional, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
 import pandas as pd

@@ -21,17 +21,7 @@ import warnings
 from pathlib import Path
 from typing import Optional, Sequence
 
-import numpy as np
-import pandas as pd
-
 from pdeval.errors import DuplicateError, MeasureError, PdevalError
-
-#: measures whose "all" line trec_eval reports as a sum over topics, not a mean
-SUMMED = {"NumRet", "NumRel", "NumRelRet", "inum_rel", "inum_rel_ret"}
-
-#: of those, the ones that count documents (printed as integers); sample_eval.pl's estimated
-#: counts are sums of fractions, printed like every other value
-COUNTS = {"NumRet", "NumRel", "NumRelRet"}
 
 _EVAL_EPILOG = """\
 examples:
@@ -100,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true",
                     help="condensed lists: drop unjudged documents (trec_eval -J)")
     ev.add_argument("-M", "--depth", type=_positive_int, default=None, help="keep the first DEPTH documents (trec_eval -M) (default: every document)")
+    ev.add_argument("-N", "--num-docs", type=int, default=None, metavar="NUM_DOCS",
+                    help="documents in the collection, for utility's d term (trec_eval -N) (default: 0)")
     ev.add_argument("-l", "--rel", type=int, default=None,
                     help="relevance threshold of binary measures (trec_eval -l) (default: 1)")
     ev.add_argument("--float32", action="store_true",
@@ -157,10 +149,10 @@ def _parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def _looks_like_measure(text: str) -> bool:
-    from pdeval.integrations import treceval
+    from pdeval.integrations.trec_eval import names
 
     try:
-        treceval.select([text])
+        names.select([text])
     except MeasureError:
         return False
     return True
@@ -179,53 +171,32 @@ def _check_file_names(args: argparse.Namespace) -> None:
 
 
 def _selection(args: argparse.Namespace):
-    """pdeval measures with their output names and trec_eval order, and the command values."""
-    from pdeval.integrations import treceval
+    """pdeval measures with their output names and trec_eval order, the command values, and
+    relstring's measures (RelAt@1..N) when it is printed."""
+    from pdeval.integrations.trec_eval import names as trec_names
     from pdeval.measures import parse
 
-    selection = treceval.select(args.measures or ["official"])
-    measures, names, order = [], {}, {}
-    for position, text in enumerate(selection.measures):
+    selection = trec_names.select(args.measures or ["official"])
+    items = list(selection.items)
+    if selection.relstring is not None:
+        length, shown = selection.relstring
+        items += [trec_names.Item(f"RelAt@{k}", shown, "relstring", k) for k in range(1, length + 1)]
+    measures, names, order, codes = [], {}, {}, []
+    for position, item in enumerate(items):
         try:
-            measure = parse(text, judged_only=args.judged_only, rel=args.rel)
+            measure = parse(item.measure, judged_only=args.judged_only, rel=args.rel, n_docs=args.num_docs)
         except (MeasureError, TypeError, ValueError) as error:  # a parameter of the wrong type too
-            raise MeasureError(f"-m {text}: {error}") from None
-        plain = parse(text)  # trec_eval keeps its names under -J and -l
+            raise MeasureError(f"-m {item.measure}: {error}") from None
+        if item.family == "relstring":
+            codes.append(str(measure))
+            order[item.name] = trec_names.order_key(measure, item, position)
         if str(measure) in names:
             continue
-        name, family = selection.display.get(text, (plain.trec_eval_name(), None))
         measures.append(measure)
-        names[str(measure)] = name
-        order[str(measure)] = treceval.order_key(plain, position, family)
-    return measures, names, order, selection
-
-
-def trec_eval_table(result: pd.DataFrame, measures, order: dict, command: list, per_topic: bool) -> pd.DataFrame:
-    """trec_eval's rows for each run: per-topic values (with -q), then the ``all`` lines.
-
-    ``all`` is the sum over topics for the counts (num_ret, num_rel, num_rel_ret) and the mean
-    otherwise, as trec_eval prints them; ``num_q`` is the number of topics averaged over. Runs
-    keep the order of the result; topics are in byte order, measures in trec_eval's order.
-    """
-    summed = {str(m) for m in measures if m.spec.name in SUMMED}
-    rank = {name: i for i, name in enumerate(sorted(order, key=order.get))}
-    group = result.groupby(["run", "measure"], sort=False)["value"]
-    total = pd.concat([group.sum(), group.mean()], axis=1, keys=["sum", "mean"]).reset_index()
-    total["value"] = total["sum"].where(total["measure"].isin(summed), total["mean"])
-    parts = [total.assign(query_id="all", _section=2)[["run", "measure", "query_id", "value", "_section"]]]
-    if "num_q" in command:
-        counts = result.groupby("run", sort=False)["query_id"].nunique()
-        parts.append(pd.DataFrame({"run": counts.index, "measure": "num_q", "query_id": "all",
-                                   "value": counts.to_numpy(dtype=float), "_section": 1}))
-    if per_topic:
-        parts.append(result[["run", "measure", "query_id", "value"]].assign(_section=0))
-    table = pd.concat(parts, ignore_index=True)
-    table["query_id"] = table["query_id"].astype(str)
-    runs = {run: i for i, run in enumerate(dict.fromkeys(result["run"]))}
-    table = table.assign(_run=table["run"].map(runs), _order=table["measure"].map(rank).fillna(-1),
-                         _topic=table["query_id"].where(table["_section"] == 0, ""))
-    table = table.sort_values(["_run", "_section", "_topic", "_order"], kind="stable")
-    return table[["run", "measure", "query_id", "value"]].reset_index(drop=True)
+        names[str(measure)] = item.name  # trec_eval keeps its names under -J and -l
+        order[str(measure)] = trec_names.order_key(parse(item.measure), item, position)
+    relstring = (selection.relstring[1], codes) if codes else None
+    return measures, names, order, selection, relstring
 
 
 def _runids(args: argparse.Namespace) -> dict:
@@ -252,84 +223,81 @@ def _runids(args: argparse.Namespace) -> dict:
     return ids
 
 
-def _some(ids: pd.Series, n: int = 5) -> str:
+def _some(ids: "pd.Series", n: int = 5) -> str:
     """A few of the distinct ``ids``, for messages."""
+    import pandas as pd
+
     unique = sorted(pd.unique(ids.astype(str)))
     return ", ".join(map(repr, unique[:n])) + (", ..." if len(unique) > n else "")
 
 
-def _formatted_values(measure: pd.Series, value: pd.Series, counts: set) -> np.ndarray:
-    """trec_eval's text of each value: counts as integers, the others with four decimals."""
-    is_count = measure.isin(counts).to_numpy()
-    value = value.to_numpy(dtype=float)
-    text = np.empty(len(value), dtype=object)
-    text[is_count] = [str(int(round(v))) for v in value[is_count].tolist()]
-    text[~is_count] = [f"{v:.4f}" for v in value[~is_count].tolist()]
-    return text
+def _complete_num_rel(args: argparse.Namespace, measures: list):
+    """trec_eval -c prints as ``num_rel all`` the qrels rows with relevance > 0 whatever -l: the
+    shown NumRel and the NumRel at threshold 1 that gives that line, when the two differ."""
+    from pdeval.measures import parse
+
+    shown = [str(m) for m in measures if m.name == "NumRel"]
+    if not args.complete or not shown or shown[0] == "NumRel":
+        return None
+    return shown[0], parse("NumRel")
 
 
-def _tsv_text(table: pd.DataFrame, names: dict, counts: set, runids: Optional[dict], bounds: bool) -> str:
-    """trec_eval's output lines for the rows of :func:`trec_eval_table`: measure (renamed by
-    ``names``, padded to 22 characters), topic and value, tab-separated, led by the run when
-    there are several; with ``runids``, a ``runid`` line heads each run's ``all`` lines."""
-    measure = table["measure"]
-    shown = measure.map({m: f"{names.get(m, m):<22}" for m in measure.unique()})
-    fields = [shown.tolist(), table["query_id"].astype(str).tolist(), _formatted_values(measure, table["value"], counts)]
-    if bounds:
-        fields += [_formatted_values(measure, table[column], counts) for column in ("high", "residual")]
-    run = table["run"].astype(str)
-    single = run.nunique() == 1
-    if not single:
-        fields.insert(0, run.tolist())
-    lines = np.array(list(map("\t".join, zip(*fields))), dtype=object)
-    if runids is not None:  # before each run's first "all" line
-        all_rows = np.flatnonzero((table["query_id"] == "all").to_numpy())
-        first_all = all_rows[~run.iloc[all_rows].duplicated().to_numpy()]
-        heads = [[name, f"{'runid':<22}", "all", runids.get(name, name)] for name in run.to_numpy()[first_all]]
-        lines = np.insert(lines, first_all, ["\t".join(head[1:] if single else head) for head in heads])
-    return "\n".join(lines.tolist()) + "\n"
-
-
-def _eval(args: argparse.Namespace) -> int:
+def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
+    """The result frame of the run files (and the bounds frame with --bounds, else None)."""
     from pdeval.evaluation.core import evaluate
-    from pdeval.sources.io import read_qrels, read_run
     from pdeval.evaluation.runfiles import evaluate_run_files
+    from pdeval.sources.io import read_run
 
-    _check_file_names(args)
-    measures, names, order, selection = _selection(args)
-    command = selection.command
-    qrels = read_qrels(args.qrels, duplicates=args.duplicates)
     options = dict(complete=args.complete, depth=args.depth,
                    score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
     one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
     run = None if one_at_a_time else read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
         if one_at_a_time:
-            result = evaluate_run_files(args.runs, qrels, measures, **options)
-        elif args.bounds:
+            return evaluate_run_files(args.runs, qrels, measures, undefined="nan", **options), None
+        if args.bounds:
             from pdeval.evaluation.bounds import bounds
 
             filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
-            result = filled.rename(columns={"low": "value"})
-        else:
-            result = evaluate(run, qrels, measures, **options)
+            return filled.rename(columns={"low": "value"}), filled
+        return evaluate(run, qrels, measures, undefined="nan", **options), None
     except PdevalError as error:  # not about one line of a file: name the files
         raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from pdeval.integrations.trec_eval import output
+    from pdeval.sources.io import read_qrels
+
+    _check_file_names(args)
+    measures, names, order, selection, relstring = _selection(args)
+    command = selection.command
+    qrels = read_qrels(args.qrels, duplicates=args.duplicates)
+    num_rel = _complete_num_rel(args, measures)
+    result, filled = _evaluate_files(args, qrels, measures + ([num_rel[1]] if num_rel else []))
+    summary = None
+    if num_rel:
+        summary = output.complete_num_rel(result, num_rel[0], str(num_rel[1]))
+        result = result[result["measure"] != str(num_rel[1])]
+    result = output.trec_eval_values(result, measures, args.judged_only)
     if result.empty:  # (evaluate refuses no shared topic itself; kept for runs with no rows left)
         raise PdevalError(
             f"no topic of {' '.join(args.runs)} is in {args.qrels}: qrels topics {_some(qrels['query_id'])} "
             "(leading zeros? the wrong qrels file?)"
         )
-    table = trec_eval_table(result, measures, order, command, args.per_topic)
+    table = output.trec_eval_table(result, measures, order, command, args.per_topic, relstring, summary)
     if args.bounds:  # the same rows in the same order for the high and residual values
         for column in ("high", "residual"):
-            other = trec_eval_table(filled.rename(columns={column: "value"}), measures, order, command, args.per_topic)
-            table[column] = other["value"].to_numpy()
+            other = filled.rename(columns={column: "value"})
+            table[column] = output.trec_eval_table(other, measures, order, command, args.per_topic, relstring)["value"].to_numpy()
+        if relstring:  # a string has no residual
+            table.loc[table["measure"] == relstring[0], "residual"] = "''"
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
-    counts = {str(m) for m in measures if m.spec.name in COUNTS} | {"num_q"}
+    counts = {str(m) for m in measures if m.spec.name in output.COUNTS} | {"num_q"}
     if args.format == "tsv":
         runids = _runids(args) if "runid" in command else None
-        sys.stdout.write(_tsv_text(table, names if use_trec_names else {}, counts, runids, args.bounds))
+        extra = ("high", "residual") if args.bounds else ()
+        sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
     else:
         if use_trec_names:
             table["measure"] = table["measure"].map(lambda m: names.get(m, m))
@@ -337,9 +305,6 @@ def _eval(args: argparse.Namespace) -> int:
             table.to_csv(sys.stdout, index=False)
         else:
             sys.stdout.write(table.to_json(orient="records") + "\n")
-    if selection.lacking:  # after the output, so that an error stays the only line on stderr
-        print(f"pdeval: note: pdeval lacks trec_eval's {', '.join(selection.lacking)} (not printed)",
-              file=sys.stderr)
     return 0
 
 
@@ -435,39 +400,67 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"pdeval: warning: {_one_line(message)}", file=sys.stderr)
+class _Warnings:
+    """Warnings of one command, held back: printed one a line when the command succeeds, and
+    folded into the error line when it fails (one stderr line per failure)."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        text = _one_line(message)
+        if text not in self.messages:
+            self.messages.append(text)
+
+    def flush(self) -> None:
+        for text in self.messages:
+            print(f"pdeval: warning: {text}", file=sys.stderr)
+        self.messages = []
+
+    def suffix(self) -> str:
+        """What an error line adds about the warnings before it."""
+        if not self.messages:
+            return ""
+        more = f" and {len(self.messages) - 1} more" if len(self.messages) > 1 else ""
+        return f" (after the warning: {self.messages[0]}{more})"
+
+
+def _fail(prog: str, text: str, held: _Warnings) -> int:
+    print(f"{prog}: {text}{held.suffix()}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``pdeval`` console script; returns the exit code.
 
-    0 on success; 2 on any error, printed as one line on stderr. An unexpected exception
-    (a bug) is reported the same way unless ``PDEVAL_DEBUG`` is set, which re-raises it.
+    0 on success; 2 on any error, printed as one line on stderr (warnings that came before
+    it are named in that line, not printed). An unexpected exception (a bug) is reported the
+    same way unless ``PDEVAL_DEBUG`` is set, which re-raises it.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "pdeval" + (f" {argv[0]}" if argv and argv[0] in ("eval", "measures", "report") else "")
+    held = _Warnings()
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = held.show
         try:
             args = _parse_args(argv)
             handler = {"eval": _eval, "measures": _measures, "report": _report}[args.command]
-            return handler(args)
+            code = handler(args)
+            held.flush()
+            return code
         except (_UsageError, PdevalError) as error:
             hint = " (on the command line: --duplicates first|max)" if isinstance(error, DuplicateError) else ""
-            print(f"{prog}: error: {_one_line(error)}{hint}", file=sys.stderr)
-            return 2
+            return _fail(prog, f"error: {_one_line(error)}{hint}", held)
         except BrokenPipeError:  # e.g. piped into head
             return 0
         except KeyboardInterrupt:
-            print(f"{prog}: interrupted", file=sys.stderr)
+            _fail(prog, "interrupted", held)
             return 130
         except Exception as error:  # a bug: one line, unless debugging
             if os.environ.get("PDEVAL_DEBUG"):
                 raise
-            print(f"{prog}: internal error: {type(error).__name__}: {_one_line(error)} "
-                  f"(a bug; PDEVAL_DEBUG=1 shows the traceback)", file=sys.stderr)
-            return 2
+            return _fail(prog, f"internal error: {type(error).__name__}: {_one_line(error)} "
+                               "(a bug; PDEVAL_DEBUG=1 shows the traceback)", held)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ One module per peer:
 * :mod:`.pyterrier` -- ``pt.Experiment``-compatible test callables and
   :func:`~.pyterrier.experiment`, PyTerrier's experiment table from pdeval's paired tests;
 * :mod:`.ranx` -- :func:`~.ranx.to_ranx` (and :func:`~.ranx.from_ranx`);
-* :mod:`.trec_eval` -- trec_eval's measure names and output, read and written.
+* :mod:`.trec_eval` -- trec_eval's measure names, nicknames and output, read and written.
 
 The inbound direction (Polars, Arrow, ranx objects, ir_datasets records, ir_measures measure
 objects taken wherever pdeval takes a frame or a measure) lives in the lowest layer that needs

@@ -14,3 +14,6 @@ from pdeval.measures import graded  # noqa: F401  (registers rpref_N, rpref_rela
 from pdeval.measures import stratified  # noqa: F401  (registers xinfAP, infNDCG, iP, inum_rel, inum_rel_ret, iprec_at_recall)
 from pdeval.measures import statap  # noqa: F401  (registers statAP, statAP_var, statRprec, statP, statnDCG)
 from pdeval.measures import user  # noqa: F401  (registers RBP, INST, INSQ)
+from pdeval.measures import trec_sets  # noqa: F401  (registers trec_eval's set_*, utility, success, relative_P, unj, RelAt)
+from pdeval.measures import trec_misc  # noqa: F401  (registers GMAP, GMBpref, IPrec, IPrecAvg, RprecMult, BinG, YAAP, RBPtrec, RBPresid)
+from pdeval.measures import trec_gain  # noqa: F401  (registers DCG, IdealDCG, G, nDCGRel, RnDCG, nDCGp)

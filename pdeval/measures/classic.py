@@ -305,6 +305,7 @@ def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
 
 @register(
     "NumRet",
+    aggregate="sum",
     summary="number of documents retrieved (after depth)",
     unjudged="counted",
     pooled="counted",
@@ -320,6 +321,7 @@ def num_ret(seg: Segments) -> np.ndarray:
 
 @register(
     "NumRel",
+    aggregate="sum",
     sparse=True,
     rel=True,
     summary="number of relevant documents in the qrels (R)",
@@ -337,6 +339,7 @@ def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    aggregate="sum",
     sparse=True,
     rel=True,
     summary="number of relevant documents retrieved",

@@ -52,6 +52,9 @@ class MeasureSpec:
     required: tuple = ()  # parameters without a usable default
     sparse: bool = False  # the kernel needs only the rows some qrels judge (see Measure.sparse)
     no_prime: Optional[str] = None  # why the measure has no condensed-list version (primes refused)
+    #: how trec_eval's summary line combines the topics: "mean", "sum" (counts), "gmean"
+    #: (geometric mean of max(value, 1e-5), as gm_map), or "none" (per-topic only, as relstring)
+    aggregate: str = "mean"
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -62,6 +65,9 @@ class MeasureSpec:
         params["depth"] = None
         return params
 
+
+#: the ways a summary line combines per-topic values (MeasureSpec.aggregate)
+AGGREGATES = ("mean", "sum", "gmean", "none")
 
 REGISTRY: dict[str, MeasureSpec] = {}
 _LOOKUP: dict[str, str] = {}
@@ -85,6 +91,7 @@ def register(
     required: Sequence[str] = (),
     sparse: bool = False,
     no_prime: Optional[str] = None,
+    aggregate: str = "mean",
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -93,7 +100,10 @@ def register(
     ``sparse=True`` declares that the kernel reads ranks only through ``Segments.rank`` /
     ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
     engine may leave those rows out. ``no_prime`` (a reason) refuses the prime / ``judged_only``.
+    ``aggregate`` says how a summary over topics combines the values (see :class:`MeasureSpec`).
     """
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate must be one of {AGGREGATES}, got {aggregate!r}")
 
     def decorate(kernel: Kernel) -> Kernel:
         spec = MeasureSpec(
@@ -114,6 +124,7 @@ def register(
             required=tuple(required),
             sparse=sparse,
             no_prime=no_prime,
+            aggregate=aggregate,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):

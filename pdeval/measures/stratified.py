@@ -364,6 +364,7 @@ def inferred_precision(seg: Segments, *, cutoff: int, max_results: int = 1000, r
 
 @_sample_eval(
     "inum_rel_ret",
+    aggregate="sum",
     rel=True,
     params={"max_results": 1000},
     summary="estimated number of relevant documents retrieved (sample_eval.pl's inum_rel_ret; its 'all' line is the sum)",
@@ -382,6 +383,7 @@ def inferred_num_rel_ret(seg: Segments, *, max_results: int = 1000, rel: int = 1
 
 @_sample_eval(
     "inum_rel",
+    aggregate="sum",
     rel=True,
     summary="estimated number of relevant documents R̂ (sample_eval.pl's inum_rel; its 'all' line sums every qrels topic)",
     unjudged="not counted",
