@@ -72,37 +72,28 @@ def test_property_complete_judgments_zero_width(seed, prior):
     assert (got["low"] == got["high"]).all()
 
 
-def one_hot_labels(seed: int):
-    """A callable giving every unjudged row a certain grade (chosen at random per row)."""
-    chosen = {}
-
-    def labels(rows: pd.DataFrame) -> np.ndarray:
-        rng = np.random.default_rng(seed)
-        grade = rng.integers(0, 3, len(rows))
-        for row, g in zip(rows.itertuples(index=False), grade):
-            chosen[(row.run, row.query_id, row.doc_id)] = (int(g), int(row.rank))
-        return np.eye(3)[grade]
-
-    return labels, chosen
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_certain_labels_give_the_engines_value_on_the_filled_qrels(seed):
-    """Reference loop: with a prior that is certain of each unjudged document's grade, every
-    draw is that labelling, and the estimate is what the engine gives each run on the qrels
-    filled with it (the run cut at the measure's cutoff: deeper documents are not drawn)."""
+    """Reference loop: automatic labels that agree with every human label make the calibrated
+    prior certain (smoothing=0), so every draw is the automatic labelling; the estimate is then
+    what the engine gives each run on the qrels filled with the automatic labels (the run cut at
+    the measure's cutoff: deeper documents are not drawn for it)."""
     run, qrels = collection(seed + 10)
-    labels, chosen = one_hot_labels(seed)
-    got = pdeval.estimate(run, qrels, MEASURES, method="labels", automatic=labels, n_resamples=3, seed=seed)
+    rng = np.random.default_rng(seed)
+    pairs = run[["query_id", "doc_id"]].drop_duplicates()
+    unjudged = pairs.merge(qrels, how="left")
+    unjudged = unjudged[unjudged["relevance"].isna()].assign(relevance=lambda f: rng.integers(0, 3, len(f)))
+    automatic = pd.concat([qrels, unjudged.astype({"relevance": int})], ignore_index=True)
+    got = pdeval.estimate(run, qrels, MEASURES, method="labels", automatic=automatic, smoothing=0, n_resamples=3,
+                          seed=seed)
     assert (got["low"] == got["high"]).all()
+    ranked = pdeval.rank_run(run).merge(unjudged, on=["query_id", "doc_id"])  # the unjudged rows, with ranks
     for name, part in run.groupby("run"):
         for measure in MEASURES:
             cutoff = pdeval.parse_measure(measure).cutoff
-            filled = pd.DataFrame([(q, d, g) for (r, q, d), (g, rank) in chosen.items()
-                                   if r == name and (cutoff is None or rank <= cutoff)],
-                                  columns=["query_id", "doc_id", "relevance"])
-            qrels_filled = pd.concat([qrels, filled], ignore_index=True)
-            expected = pdeval.evaluate(part, qrels_filled, measure, depth=cutoff)
+            drawn = ranked[(ranked["run"] == name) & (ranked["rank"] <= (cutoff or np.inf))]
+            filled = pd.concat([qrels, drawn[["query_id", "doc_id", "relevance"]]], ignore_index=True)
+            expected = pdeval.evaluate(part, filled, measure, depth=cutoff)
             mine = got[(got["run"] == name) & (got["measure"] == str(pdeval.parse_measure(measure)))]
             merged = mine.merge(expected, on=["run", "query_id"], suffixes=("", "_engine"))
             assert len(merged) == len(mine)
@@ -157,7 +148,7 @@ def test_refusals_name_the_problem():
         pdeval.estimate(run, qrels, "AP", method="labels")
     with pytest.raises(PdevalError, match="prior"):
         pdeval.estimate(run, qrels, "AP", prior="everything")
-    with pytest.raises(PdevalError, match="shape"):
+    with pytest.raises(PdevalError, match="qrels frame"):
         pdeval.estimate(run, qrels, "AP", method="labels", automatic=lambda rows: np.ones((len(rows), 2)))
     with pytest.raises(SchemaError, match="variant"):
         pdeval.estimate(run, pdeval.reduce(qrels, [0.5], seed=1), "AP")

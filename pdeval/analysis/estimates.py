@@ -21,7 +21,7 @@ in chunks of resamples that bound the memory; one seed gives one result.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -30,11 +30,11 @@ from pdeval.analysis import label_priors, resampled_measures
 from pdeval.analysis.ppi import ppi_mean
 from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import progress_bar
-from pdeval.engine.ranking import rank_run
+from pdeval.engine.index import index_qrels
+from pdeval.engine.ranked import RankedRun, layout
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.evaluation.core import evaluate
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
-from pdeval.judgments.pooling import row_positions
 from pdeval.measures import Measure, parse_all
 
 Method = Literal["bootstrap", "labels", "ppi"]
@@ -50,7 +50,7 @@ def estimate(
     method: Method = "bootstrap",
     prior: Literal["pool", "run", "both"] = "both",
     window: Optional[int] = None,
-    automatic: Union[pd.DataFrame, Callable[[pd.DataFrame], np.ndarray], None] = None,
+    automatic: Optional[pd.DataFrame] = None,
     smoothing: float = 1.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -85,12 +85,11 @@ def estimate(
     window : int, optional
         With ``prior="run"`` or ``"both"``: only the judged documents within ``window`` ranks of
         the unjudged one count. Default: the whole ranking.
-    automatic : DataFrame or callable, optional
-        ``method="labels"``: a qrels frame of automatic labels (calibrated on the pairs both
-        frames judge), or a callable taking the unjudged rows (``run``, ``query_id``,
-        ``doc_id``, ``rank``) and returning their probabilities, one column per grade of the
-        qrels (ascending, grade 0 included). ``method="ppi"``: the automatic labels of every
-        topic (a qrels frame).
+    automatic : DataFrame, optional
+        ``method="labels"``: a qrels frame of automatic labels (an LLM's, e.g. from
+        :func:`pdeval.label_sets`), calibrated on the pairs both frames judge; an unjudged
+        document without an automatic label gets the pool prior. ``method="ppi"``: the
+        automatic labels of every topic.
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
     n_resamples : int, default 1000
@@ -158,77 +157,96 @@ def estimate(
     if window is not None:
         window = check_int("window", window, 0)
     if method == "labels" and automatic is None:
-        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels or a callable)")
-    lists, keys, rows = _lay_out(run, qrels, score_precision, depth)
-    probabilities = _priors(lists, rows, qrels, method, prior, window, automatic, smoothing)
+        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels)")
+    if automatic is not None and not isinstance(automatic, pd.DataFrame):
+        raise PdevalError(f"automatic= takes a qrels frame of automatic labels, not {type(automatic).__name__}")
+    lists, keys, auto_level = _lay_out(run, qrels, automatic if method == "labels" else None, score_precision, depth)
+    probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+    cutoffs = [m.cutoff for m in parsed]
+    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = np.random.default_rng(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
     return _tidy(keys, parsed, lists, value, draws, confidence, level)
 
 
 # ---- layout --------------------------------------------------------------------------------
-def _lay_out(run, qrels, score_precision, depth):
-    """The ranked lists with their judged grades, their keys (run, query_id) and rows."""
+def _lay_out(run, qrels, automatic, score_precision, depth):
+    """The ranked lists with their judged grades (the engine's ranking and judgment index, as
+    :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
+    labels, each row's automatic label (ABSENT where there is none)."""
     q = as_qrels(qrels)
     if variant_keys(q):
         raise SchemaError(f"estimate takes one qrels variant; these qrels have the variant keys {variant_keys(q)}")
-    r = as_run(run)
-    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
     judged = q.loc[q["relevance"] >= 0]
-    ranked = ranked.loc[ranked["query_id"].isin(pd.unique(judged["query_id"]))].reset_index(drop=True)
-    if ranked.empty:
+    stacked = judged.assign(label_set="human")
+    if automatic is not None:
+        auto = as_qrels(automatic)
+        auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
+        stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
+                            ignore_index=True)
+    judgments = index_qrels(stacked)
+    variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
+    ranked = RankedRun.build(as_run(run, duplicates=None), judgments, by=[], score_precision=score_precision,
+                             depth=depth)
+    _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
+    if len(group) == 0:
         raise SchemaError("no topic of the run has a judged document in the qrels: nothing to estimate")
     grades = np.union1d([0], judged["relevance"].to_numpy(dtype=np.int64))
-    position = row_positions(q, ranked["query_id"], ranked["doc_id"])
-    level = np.where(position >= 0, q["relevance"].to_numpy(dtype=np.int64)[np.maximum(position, 0)], -1)
+    level = seg.rel.astype(np.int64)
     code = np.where(level >= 0, np.searchsorted(grades, np.maximum(level, 0)), -1)
-    group = ranked.groupby(["run", "query_id"], sort=False, observed=True).ngroup().to_numpy()
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    offsets = np.r_[starts, len(ranked)]
-    keys = ranked.loc[starts, ["run", "query_id"]].reset_index(drop=True)
-    topics, topic_of_list = np.unique(keys["query_id"].to_numpy().astype(str), return_inverse=True)
-    topic_code = pd.Index(topics).get_indexer(judged["query_id"].astype(str))
-    judged_code = np.searchsorted(grades, judged["relevance"].to_numpy(dtype=np.int64))
-    inside = topic_code >= 0
-    counts = label_priors.grade_counts(judged_code[inside], topic_code[inside], len(topics), len(grades))
-    list_of_row = np.repeat(np.arange(len(starts)), np.diff(offsets))
+    offsets = np.asarray(seg.offsets, dtype=np.int64)
+    list_of_row = np.repeat(np.arange(len(group)), np.diff(offsets))
+    topic_of_list = group % ranked.n_topics
+    judged_topic = judgments.topics.get_indexer(judged["query_id"])
+    counts = label_priors.grade_counts(np.searchsorted(grades, judged["relevance"].to_numpy(dtype=np.int64)),
+                                       judged_topic, ranked.n_topics, len(grades))
     lists = resampled_measures.DrawnLists(
-        offsets=offsets, position=np.arange(len(ranked)) - offsets[list_of_row], topic_of_list=topic_of_list,
+        offsets=offsets, position=np.arange(len(code)) - offsets[list_of_row], topic_of_list=topic_of_list,
         codes=code, grades=grades, topic_counts=counts,
     )
-    rows = ranked[["run", "query_id", "doc_id", "rank"]].assign(code=code, list=list_of_row)
-    return lists, keys, rows
+    keys = pd.DataFrame({"run": ranked.systems["run"].to_numpy()[group // ranked.n_topics],
+                         "query_id": np.asarray(judgments.topics)[topic_of_list]})
+    auto_level = None
+    if "automatic" in variant_of:
+        _, other, seg_auto = layout(ranked, judgments, np.array([variant_of["automatic"]]), False, False)
+        at = np.minimum(np.searchsorted(other, group), max(len(other) - 1, 0))
+        matched = (other[at] == group) if len(other) else np.zeros(len(group), bool)
+        row = np.asarray(seg_auto.offsets, dtype=np.int64)[at][list_of_row] + lists.position
+        auto_level = np.where(matched[list_of_row], seg_auto.rel[np.minimum(row, max(len(seg_auto.rel) - 1, 0))], -2)
+    return lists, keys, auto_level
 
 
-def _priors(lists, rows, qrels, method, prior, window, automatic, smoothing) -> np.ndarray:
+def _cut(lists, probabilities, depth):
+    """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
+    keep = lists.position < depth
+    lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
+    offsets = np.r_[0, np.cumsum(lengths)]
+    kept_unjudged = keep[lists.unjudged]
+    cut = resampled_measures.DrawnLists(
+        offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
+        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
+    )
+    return cut, probabilities[kept_unjudged]
+
+
+def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing) -> np.ndarray:
     """(unjudged rows x grades) probabilities."""
     unjudged = lists.unjudged
-    list_of_row = rows["list"].to_numpy()
-    topic_of_row = lists.topic_of_list[list_of_row]
-    pool = label_priors.pool_priors(lists.topic_counts, topic_of_row[unjudged])
+    list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
+    pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
     if method == "labels":
-        return _calibrated(rows.loc[unjudged], qrels, automatic, lists.grades, pool, smoothing)
+        table, levels = label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+                                                       smoothing=smoothing)
+        level = auto_level[unjudged]
+        found = np.isin(level, levels)
+        code = np.searchsorted(levels, level)
+        return np.where(found[:, None], table[np.minimum(code, len(levels) - 1)], pool)
     if prior == "pool":
         return pool
-    shares, known = label_priors.run_priors(rows["code"].to_numpy(), lists.offsets, list_of_row, window)
+    shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
     own = np.where(known[unjudged, None], shares[unjudged], pool)
     return own if prior == "run" else (own + pool) / 2.0
-
-
-def _calibrated(unjudged_rows, qrels, automatic, grades, pool, smoothing) -> np.ndarray:
-    if callable(automatic) and not isinstance(automatic, pd.DataFrame):
-        given = np.asarray(automatic(unjudged_rows[["run", "query_id", "doc_id", "rank"]].reset_index(drop=True)),
-                           dtype=np.float64)
-        if given.shape != pool.shape or not np.isfinite(given).all() or (given < 0).any() \
-                or not np.allclose(given.sum(axis=1), 1.0):
-            raise PdevalError(f"automatic= must return probabilities of shape {pool.shape} (rows summing to 1, one "
-                              f"column per grade {list(grades)}); got shape {given.shape}")
-        return given
-    labels, table = label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), grades, smoothing=smoothing)
-    position = row_positions(labels, unjudged_rows["query_id"], unjudged_rows["doc_id"])
-    found = position >= 0
-    code = labels["code"].to_numpy()[np.maximum(position, 0)]
-    return np.where(found[:, None], table[code], pool)
 
 
 # ---- drawing ---------------------------------------------------------------------------------

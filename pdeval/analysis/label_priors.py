@@ -84,33 +84,30 @@ def calibrated_priors(
     grades: np.ndarray,
     *,
     smoothing: float = 1.0,
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """P(human grade | automatic label) from the pairs both frames judge.
 
-    Returns ``(labels, table)``: ``labels`` the automatic frame's (query_id, doc_id, label
-    code) and ``table`` the (automatic labels x grades) conditional probabilities, each row
-    (counts + ``smoothing``) normalised. Refuses frames with no pair in common.
+    Returns ``(table, levels)``: the (automatic levels x ``grades``) conditional probabilities,
+    each row (counts + ``smoothing``) normalised, and the automatic levels in row order. Refuses
+    frames with no judged pair in common.
     """
     if not smoothing >= 0:
         raise PdevalError(f"smoothing must be >= 0, not {smoothing!r}")
     auto = automatic.loc[automatic["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
-    auto_levels = np.unique(auto["relevance"].to_numpy())
-    auto_code = np.searchsorted(auto_levels, auto["relevance"].to_numpy())
+    levels = np.unique(auto["relevance"].to_numpy(dtype=np.int64))
     judged = human.loc[human["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
-    both = judged.merge(auto.assign(code=auto_code), on=["query_id", "doc_id"], suffixes=("_h", "_a"))
+    both = judged.merge(auto, on=["query_id", "doc_id"], suffixes=("_h", "_a"))
     if both.empty:
         raise SchemaError(
             "the automatic labels share no judged (query_id, doc_id) pair with the qrels: nothing to "
             "calibrate them on. Check that both use the same topic and document ids."
         )
-    human_code = np.searchsorted(grades, both["relevance_h"].to_numpy())
-    counts = np.zeros((len(auto_levels), len(grades)))
-    np.add.at(counts, (both["code"].to_numpy(), human_code), 1.0)
-    counts += smoothing
-    table, known = _normalised(counts)
-    table[~known] = 1.0 / len(grades)  # an automatic label never seen beside a human one: uniform
-    labels = auto[["query_id", "doc_id"]].assign(code=auto_code).reset_index(drop=True)
-    return labels, table
+    counts = np.zeros((len(levels), len(grades)))
+    np.add.at(counts, (np.searchsorted(levels, both["relevance_a"].to_numpy(dtype=np.int64)),
+                       np.searchsorted(grades, both["relevance_h"].to_numpy(dtype=np.int64))), 1.0)
+    table, known = _normalised(counts + smoothing)
+    table[~known] = 1.0 / len(grades)  # an automatic level never seen beside a human label: uniform
+    return table, levels
 
 
 __all__ = ["PRIORS", "calibrated_priors", "grade_counts", "pool_priors", "run_priors"]
