@@ -35,6 +35,7 @@ from pdeval.evaluation.bounds import bounds
 from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
 from pdeval.api import evaluate
 from pdeval.evaluation.results import summarize
+from pdeval.analysis.estimates import estimate
 from pdeval.analysis.experiments import training_sensitivity
 from pdeval.sources.tables import read_table, write_table
 from pdeval.integrations.pyterrier import experiment
@@ -83,6 +84,7 @@ __all__ = [
     "datasets",
     "discriminative_power",
     "errors",
+    "estimate",
     "evaluate",
     "exclude_runs",
     "fill_holes",

@@ -23,6 +23,7 @@ from pdeval.analysis.agreement import agreement
 from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
 from pdeval.analysis.experiments import training_sensitivity
 from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
+from pdeval.analysis.estimates import estimate
 from pdeval.analysis.reproducibility import reproducibility
 from pdeval.analysis.standardize import standardize
 from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
@@ -52,7 +53,7 @@ _NEEDS = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRE
 #: the functions that are ``df.ir`` methods, by the kind(s) of frame they take first
 METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
     ("run",): (
-        evaluate, bounds, rank_run, pool, mixed_pool, judged, exclude_runs, leave_out_pooling,
+        evaluate, bounds, estimate, rank_run, pool, mixed_pool, judged, exclude_runs, leave_out_pooling,
         judged_by_source, leaderboards, fill_holes, sample_pool, sample_inclusion, write_run, reproducibility,
     ),
     ("qrels",): (reduce, merge_qrels, agreement, map_grades, label_sets, write_qrels),

@@ -37,6 +37,7 @@ EXPECTED = {
     "sampled_judgments",
     "bounds",
     "reproducibility",
+    "estimates",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 

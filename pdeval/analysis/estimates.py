@@ -1,0 +1,359 @@
+"""Estimates with intervals of the scores runs would get if their unjudged documents were judged.
+
+:func:`estimate` offers three methods:
+
+* ``"bootstrap"`` (Fröbe, Gienapp, Potthast & Hagen, "Bootstrapped nDCG Estimation in the
+  Presence of Unjudged Documents", ECIR 2023): every unjudged retrieved document gets a
+  probability per grade from a prior (:mod:`pdeval.analysis.label_priors`: the topic's pool,
+  the judged documents of the same ranking, or both); labels are drawn ``n_resamples`` times,
+  R and the ideal list follow the drawn labels, and the measure's distribution over the draws
+  gives the estimate (its mean) and the percentile interval;
+* ``"labels"``: the same draws, the probabilities taken from another label set (an LLM's
+  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.label_priors.calibrated_priors`);
+* ``"ppi"`` (prediction-powered inference, :mod:`pdeval.analysis.ppi`): automatic labels for
+  every topic and human labels on a random sample of the topics give an unbiased estimate of a
+  run's mean score (or of its difference from a baseline run) with a valid interval.
+
+The draws are vectorised over resamples, runs and topics (:mod:`pdeval.analysis.resampled_measures`),
+in chunks of resamples that bound the memory; one seed gives one result.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.analysis import label_priors, resampled_measures
+from pdeval.analysis.ppi import ppi_mean
+from pdeval.common.options import check_choice, check_int
+from pdeval.common.progress import progress_bar
+from pdeval.engine.index import index_qrels
+from pdeval.engine.ranked import RankedRun, layout
+from pdeval.errors import PdevalError, SchemaError
+from pdeval.evaluation.core import evaluate
+from pdeval.frames.canonical import as_qrels, as_run, variant_keys
+from pdeval.measures import Measure, parse_all
+
+Method = Literal["bootstrap", "labels", "ppi"]
+#: cells (resamples x rows) drawn at once: bounds the memory of the bootstrap
+CHUNK_CELLS = 1 << 22
+
+
+def estimate(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[str, Sequence[str]],
+    *,
+    method: Method = "bootstrap",
+    prior: Literal["pool", "run", "both"] = "both",
+    window: Optional[int] = None,
+    automatic: Optional[pd.DataFrame] = None,
+    smoothing: float = 1.0,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    level: Literal["topic", "run"] = "topic",
+    baseline: Optional[str] = None,
+    tuned: bool = True,
+    seed: Union[int, None, np.random.Generator] = None,
+    progress: Optional[bool] = None,
+    score_precision: Literal["float64", "float32"] = "float64",
+    depth: Optional[int] = None,
+) -> pd.DataFrame:
+    """Best estimates, with intervals, of the scores the runs would get if their unjudged
+    documents were judged.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame (``run``, ``query_id``, ``doc_id``, ``score``).
+    qrels : DataFrame
+        The judgments (one qrels variant). For ``method="ppi"``: the human labels of a random
+        sample of the topics (the labelled units).
+    measures : str or list of str
+        ``P@k``, ``R@k``, ``AP``, ``RR``, ``nDCG``, ``RBP`` with their cutoffs and parameters
+        (:data:`~pdeval.analysis.resampled_measures.SUPPORTED`: the measures whose value depends
+        only on the labels of the retrieved documents, R and the ideal list). ``"ppi"`` takes
+        every measure :func:`pdeval.evaluate` takes.
+    method : {'bootstrap', 'labels', 'ppi'}, default 'bootstrap'
+        See the module docstring.
+    prior : {'pool', 'run', 'both'}, default 'both'
+        The bootstrap's prior (Fröbe et al. 2023): the topic's judged grade shares, those of the
+        judged documents of the same ranking, or their mean.
+    window : int, optional
+        With ``prior="run"`` or ``"both"``: only the judged documents within ``window`` ranks of
+        the unjudged one count. Default: the whole ranking.
+    automatic : DataFrame, optional
+        ``method="labels"``: a qrels frame of automatic labels (an LLM's, e.g. from
+        :func:`pdeval.label_sets`), calibrated on the pairs both frames judge; an unjudged
+        document without an automatic label gets the pool prior. ``method="ppi"``: the
+        automatic labels of every topic.
+    smoothing : float, default 1.0
+        Add-``smoothing`` counts of the calibration table (``method="labels"``).
+    n_resamples : int, default 1000
+        Draws of the bootstrap.
+    confidence : float, default 0.95
+        Level of the intervals: the bootstrap's percentile interval, PPI's normal interval.
+    level : {'topic', 'run'}, default 'topic'
+        One row per run and topic, or per run: the run's mean over topics, its interval
+        computed jointly over the topics (the quantiles of the mean over the same draws), not
+        by averaging per-topic intervals. ``method="ppi"`` estimates run means only.
+    baseline : str, optional
+        ``method="ppi"``: estimate each run's difference from this run (paired over topics).
+    tuned : bool, default True
+        ``method="ppi"``: choose PPI++'s power-tuning λ; ``False`` is classical PPI (λ = 1).
+    seed : int, Generator or None
+        Seeds the draws: one seed, one result.
+    progress : bool, optional
+        A bar over the chunks of draws; None shows it for long work on a terminal.
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+    depth : int, optional
+        Keep the first ``depth`` documents of each ranking (trec_eval ``-M``).
+
+    Returns
+    -------
+    DataFrame
+        ``run``, ``query_id`` (``level="topic"``), ``measure``, ``value`` (today's value:
+        unjudged documents nonrelevant, as :func:`pdeval.evaluate`), ``estimate``, ``low``,
+        ``high``; per topic also ``unjudged`` (documents drawn for the measure), per run
+        ``topics``. ``method="ppi"``: ``value`` is the mean over the labelled topics,
+        ``automatic`` the mean with automatic labels over every topic, ``labelled``,
+        ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
+        differences in place of means.
+
+    Raises
+    ------
+    MeasureError
+        A measure the method cannot estimate.
+    SchemaError
+        Qrels with variant keys, topics without any judged document, no pair in common
+        between the label sets.
+    PdevalError
+        An option outside its domain.
+
+    Notes
+    -----
+    With complete judgments (no unjudged document retrieved) every method returns today's
+    value with an interval of width zero (PPI: when the automatic labels equal the human ones).
+    """
+    check_choice("method", method, ("bootstrap", "labels", "ppi"))
+    check_choice("level", level, ("topic", "run"))
+    if not 0 < confidence < 1:
+        raise PdevalError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
+    parsed = parse_all(measures)
+    if method == "ppi":
+        if level != "run":
+            raise PdevalError("method='ppi' estimates run means over topics: use level='run'")
+        return _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_precision, depth)
+    if baseline is not None:
+        raise PdevalError("baseline= applies to method='ppi'")
+    for measure in parsed:
+        resampled_measures.check_supported(measure)
+    n_resamples = check_int("n_resamples", n_resamples, 1)
+    check_choice("prior", prior, label_priors.PRIORS)
+    if window is not None:
+        window = check_int("window", window, 0)
+    if method == "labels" and automatic is None:
+        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels)")
+    if automatic is not None and not isinstance(automatic, pd.DataFrame):
+        raise PdevalError(f"automatic= takes a qrels frame of automatic labels, not {type(automatic).__name__}")
+    lists, keys, auto_level = _lay_out(run, qrels, automatic if method == "labels" else None, score_precision, depth)
+    probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+    cutoffs = [m.cutoff for m in parsed]
+    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    rng = np.random.default_rng(seed)
+    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
+    return _tidy(keys, parsed, lists, value, draws, confidence, level)
+
+
+# ---- layout --------------------------------------------------------------------------------
+def _lay_out(run, qrels, automatic, score_precision, depth):
+    """The ranked lists with their judged grades (the engine's ranking and judgment index, as
+    :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
+    labels, each row's automatic label (ABSENT where there is none)."""
+    q = as_qrels(qrels)
+    if variant_keys(q):
+        raise SchemaError(f"estimate takes one qrels variant; these qrels have the variant keys {variant_keys(q)}")
+    judged = q.loc[q["relevance"] >= 0]
+    stacked = judged.assign(label_set="human")
+    if automatic is not None:
+        auto = as_qrels(automatic)
+        auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
+        stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
+                            ignore_index=True)
+    judgments = index_qrels(stacked)
+    variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
+    ranked = RankedRun.build(as_run(run, duplicates=None), judgments, by=[], score_precision=score_precision,
+                             depth=depth)
+    _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
+    if len(group) == 0:
+        raise SchemaError("no topic of the run has a judged document in the qrels: nothing to estimate")
+    grades = np.union1d([0], judged["relevance"].to_numpy(dtype=np.int64))
+    level = seg.rel.astype(np.int64)
+    code = np.where(level >= 0, np.searchsorted(grades, np.maximum(level, 0)), -1)
+    offsets = np.asarray(seg.offsets, dtype=np.int64)
+    list_of_row = np.repeat(np.arange(len(group)), np.diff(offsets))
+    topic_of_list = group % ranked.n_topics
+    judged_topic = judgments.topics.get_indexer(judged["query_id"])
+    counts = label_priors.grade_counts(np.searchsorted(grades, judged["relevance"].to_numpy(dtype=np.int64)),
+                                       judged_topic, ranked.n_topics, len(grades))
+    lists = resampled_measures.DrawnLists(
+        offsets=offsets, position=np.arange(len(code)) - offsets[list_of_row], topic_of_list=topic_of_list,
+        codes=code, grades=grades, topic_counts=counts,
+    )
+    keys = pd.DataFrame({"run": ranked.systems["run"].to_numpy()[group // ranked.n_topics],
+                         "query_id": np.asarray(judgments.topics)[topic_of_list]})
+    auto_level = None
+    if "automatic" in variant_of:
+        _, other, seg_auto = layout(ranked, judgments, np.array([variant_of["automatic"]]), False, False)
+        at = np.minimum(np.searchsorted(other, group), max(len(other) - 1, 0))
+        matched = (other[at] == group) if len(other) else np.zeros(len(group), bool)
+        row = np.asarray(seg_auto.offsets, dtype=np.int64)[at][list_of_row] + lists.position
+        auto_level = np.where(matched[list_of_row], seg_auto.rel[np.minimum(row, max(len(seg_auto.rel) - 1, 0))], -2)
+    return lists, keys, auto_level
+
+
+def _cut(lists, probabilities, depth):
+    """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
+    keep = lists.position < depth
+    lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
+    offsets = np.r_[0, np.cumsum(lengths)]
+    kept_unjudged = keep[lists.unjudged]
+    cut = resampled_measures.DrawnLists(
+        offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
+        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
+    )
+    return cut, probabilities[kept_unjudged]
+
+
+def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing) -> np.ndarray:
+    """(unjudged rows x grades) probabilities."""
+    unjudged = lists.unjudged
+    list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
+    pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
+    if method == "labels":
+        table, levels = label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+                                                       smoothing=smoothing)
+        level = auto_level[unjudged]
+        found = np.isin(level, levels)
+        code = np.searchsorted(levels, level)
+        return np.where(found[:, None], table[np.minimum(code, len(levels) - 1)], pool)
+    if prior == "pool":
+        return pool
+    shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
+    own = np.where(known[unjudged, None], shares[unjudged], pool)
+    return own if prior == "run" else (own + pool) / 2.0
+
+
+# ---- drawing ---------------------------------------------------------------------------------
+def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
+    """Today's values (lists x measures) and the values over the draws (draws x lists x measures)."""
+    n_rows = len(lists.position)
+    base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
+    value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
+    chunk = max(1, CHUNK_CELLS // max(n_rows, 1))
+    cumulative = np.cumsum(probabilities, axis=1)[:, :-1]
+    starts = range(0, n_resamples, chunk)
+    enabled = progress if progress is not None else (len(starts) > 4 and sys.stderr.isatty())
+    out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
+    for start in progress_bar(starts, enabled=bool(enabled), total=len(starts), desc="estimate"):
+        size = min(chunk, n_resamples - start)
+        drawn = (rng.random((size, len(cumulative)))[:, :, None] >= cumulative[None, :, :]).sum(axis=2)
+        codes = np.repeat(base, size, axis=0)
+        codes[:, lists.unjudged] = drawn
+        for index, measure in enumerate(parsed):
+            out[start:start + size, :, index] = resampled_measures.KERNELS[measure.name](lists, codes, measure)
+    return out, value
+
+
+# ---- output ----------------------------------------------------------------------------------
+def _tidy(keys, parsed, lists, value, draws, confidence, level) -> pd.DataFrame:
+    low_q, high_q = (1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0
+    names = [str(m) for m in parsed]
+    if level == "run":
+        run_code, runs = pd.factorize(keys["run"], sort=True)
+        n_runs = len(runs)
+        topics = np.bincount(run_code, minlength=n_runs).astype(np.float64)
+
+        def mean_by_run(matrix: np.ndarray) -> np.ndarray:  # (..., lists, measures) -> (..., runs, measures)
+            moved = np.moveaxis(matrix, -2, 0)
+            sums = np.zeros((n_runs,) + moved.shape[1:])
+            np.add.at(sums, run_code, moved)
+            return np.moveaxis(sums / topics.reshape((-1,) + (1,) * (sums.ndim - 1)), 0, -2)
+
+        value, draws = mean_by_run(value), mean_by_run(draws)
+        frame_keys = pd.DataFrame({"run": np.asarray(runs, dtype=object)})
+        extra = {"topics": np.repeat(topics.astype(np.int64), len(names))}
+    else:
+        frame_keys = keys
+        unjudged = [np.add.reduceat((lists.unjudged & lists.within(m.cutoff)).astype(np.int64),
+                                    lists.offsets[:-1]) for m in parsed]
+        extra = {"unjudged": np.stack(unjudged, axis=-1).reshape(-1)}
+    n_keys = len(frame_keys)
+    frame = frame_keys.loc[np.repeat(np.arange(n_keys), len(names))].reset_index(drop=True)
+    frame["measure"] = np.tile(names, n_keys)
+    frame["value"] = value.reshape(-1)
+    frame["estimate"] = draws.mean(axis=0).reshape(-1)
+    frame["low"] = np.quantile(draws, low_q, axis=0).reshape(-1)
+    frame["high"] = np.quantile(draws, high_q, axis=0).reshape(-1)
+    for name, column in extra.items():
+        frame[name] = column
+    return frame
+
+
+# ---- prediction-powered inference ---------------------------------------------------------------
+def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_precision, depth) -> pd.DataFrame:
+    if not isinstance(automatic, pd.DataFrame):
+        raise PdevalError("method='ppi' needs automatic= (a qrels frame of automatic labels for every topic)")
+    human, auto = as_qrels(qrels), as_qrels(automatic)
+    labelled = pd.unique(human.loc[human["relevance"] >= 0, "query_id"].astype(str))
+    every = pd.unique(auto.loc[auto["relevance"] >= 0, "query_id"].astype(str))
+    missing = sorted(set(labelled) - set(every), key=str)
+    if missing:
+        raise SchemaError(f"{len(missing)} topic(s) have human labels but no automatic ones ({missing[:3]}): PPI "
+                          "needs the automatic labels of every topic")
+    unlabelled = np.array(sorted(set(every) - set(labelled), key=str), dtype=object)
+    options: dict[str, Any] = {"complete": True, "score_precision": score_precision, "depth": depth}
+    run = as_run(run)
+    on_labelled = run.loc[run["query_id"].astype(str).isin(labelled)]  # the other topics have no human label
+    gold = _matrix(evaluate(on_labelled, human, parsed, **options), labelled, parsed)
+    predicted = _matrix(evaluate(run, auto, parsed, **options), np.r_[labelled, unlabelled], parsed)
+    runs = gold.columns.get_level_values(0).unique()
+    rows = []
+    for measure in (str(m) for m in parsed):
+        Y = gold.xs(measure, axis=1, level=1).reindex(columns=runs)
+        Yhat_all = predicted.xs(measure, axis=1, level=1).reindex(columns=runs).fillna(0.0)
+        Yhat, Yu = Yhat_all.loc[labelled], Yhat_all.loc[unlabelled]
+        names = list(runs)
+        if baseline is not None:
+            if baseline not in names:
+                raise PdevalError(f"baseline {baseline!r} is not a run of the frame; runs: {names[:5]}")
+            others = [n for n in names if n != baseline]
+            Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
+            names = others
+        est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
+                                       tuned=tuned)
+        rows.append(pd.DataFrame({
+            "run": names, "measure": measure, "value": Y.mean().to_numpy(),
+            "automatic": pd.concat([Yhat, Yu]).mean().to_numpy(),
+            "estimate": est, "low": low, "high": high, "labelled": len(labelled), "unlabelled": len(unlabelled),
+            "lam": lam,
+        }))
+    frame = pd.concat(rows, ignore_index=True)
+    if baseline is not None:
+        frame.insert(1, "baseline", baseline)
+    return frame
+
+
+def _matrix(result: pd.DataFrame, topics: np.ndarray, parsed: Sequence[Measure]) -> pd.DataFrame:
+    """topics x (run, measure) values; a topic a run lacks counts 0 (evaluated complete)."""
+    table = result.assign(query_id=result["query_id"].astype(str)).pivot_table(
+        index="query_id", columns=["run", "measure"], values="value", aggfunc="first")
+    return table.reindex(index=pd.Index(topics, dtype=object)).fillna(0.0)
+
+
+__all__ = ["estimate"]

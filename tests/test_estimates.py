@@ -1,0 +1,216 @@
+"""pdeval.estimate: bootstrap, calibrated labels and prediction-powered inference.
+
+Oracles: the engine (:func:`pdeval.evaluate`) for today's values and for the values under a
+given labelling of the unjudged documents (a slow loop over runs, one evaluation each);
+``ppi-python`` for PPI; a simulation with known truth for PPI's coverage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdeval
+from pdeval.analysis.ppi import ppi_mean
+from pdeval.errors import MeasureError, PdevalError, SchemaError
+
+MEASURES = ["P@5", "R@5", "AP", "AP@5", "RR", "RR@3", "nDCG", "nDCG@5", "nDCG(gains={1:1,2:5})@5",
+            "RBP(p=0.5)", "RBP(rel=2)@5"]
+
+
+def collection(seed: int, n_runs: int = 3, n_topics: int = 3, depth: int = 12, judged: int = 18, docs: int = 30):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for run in range(n_runs):
+        for topic in range(n_topics):
+            ranked = rng.permutation(docs)[:depth]
+            rows += [(f"r{run}", f"t{topic}", f"d{d}", float(depth - i) + (rng.random() < 0.2)) for i, d in
+                     enumerate(ranked)]
+    qrels = [(f"t{topic}", f"d{d}", int(rng.integers(0, 3))) for topic in range(n_topics)
+             for d in rng.permutation(docs)[:judged]]
+    return (pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"]),
+            pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
+
+
+def completed(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """Every retrieved document judged: the unjudged ones nonrelevant."""
+    pairs = run[["query_id", "doc_id"]].drop_duplicates()
+    merged = pairs.merge(qrels, how="outer").fillna({"relevance": 0})
+    return merged.astype({"relevance": int})
+
+
+def test_today_value_is_the_engines():
+    run, qrels = collection(1)
+    got = pdeval.estimate(run, qrels, MEASURES, n_resamples=20, seed=0)
+    expected = pdeval.evaluate(run, qrels, MEASURES)
+    merged = got.merge(expected, on=["run", "query_id", "measure"], suffixes=("", "_engine"))
+    assert len(merged) == len(got) == len(expected)
+    np.testing.assert_allclose(merged["value"], merged["value_engine"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method, prior", [("bootstrap", "pool"), ("bootstrap", "run"), ("bootstrap", "both"),
+                                           ("labels", "both")])
+def test_complete_judgments_give_todays_value_with_zero_width(method, prior):
+    run, qrels = collection(2)
+    full = completed(run, qrels)
+    got = pdeval.estimate(run, full, MEASURES, method=method, prior=prior, automatic=full, n_resamples=30, seed=3)
+    assert (got["unjudged"] == 0).all()
+    np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
+    assert (got["low"] == got["high"]).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), prior=st.sampled_from(["pool", "run", "both"]))
+def test_property_complete_judgments_zero_width(seed, prior):
+    run, qrels = collection(seed, n_runs=2, n_topics=2, depth=6, judged=10, docs=14)
+    got = pdeval.estimate(run, completed(run, qrels), ["P@3", "nDCG@4", "AP", "RBP(p=0.7)"], prior=prior,
+                          n_resamples=5, seed=seed, level="run")
+    np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
+    assert (got["low"] == got["high"]).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_certain_labels_give_the_engines_value_on_the_filled_qrels(seed):
+    """Reference loop: automatic labels that agree with every human label make the calibrated
+    prior certain (smoothing=0), so every draw is the automatic labelling; the estimate is then
+    what the engine gives each run on the qrels filled with the automatic labels (the run cut at
+    the measure's cutoff: deeper documents are not drawn for it)."""
+    run, qrels = collection(seed + 10)
+    rng = np.random.default_rng(seed)
+    pairs = run[["query_id", "doc_id"]].drop_duplicates()
+    unjudged = pairs.merge(qrels, how="left")
+    unjudged = unjudged[unjudged["relevance"].isna()].assign(relevance=lambda f: rng.integers(0, 3, len(f)))
+    automatic = pd.concat([qrels, unjudged.astype({"relevance": int})], ignore_index=True)
+    got = pdeval.estimate(run, qrels, MEASURES, method="labels", automatic=automatic, smoothing=0, n_resamples=3,
+                          seed=seed)
+    assert (got["low"] == got["high"]).all()
+    ranked = pdeval.rank_run(run).merge(unjudged, on=["query_id", "doc_id"])  # the unjudged rows, with ranks
+    for name, part in run.groupby("run"):
+        for measure in MEASURES:
+            cutoff = pdeval.parse_measure(measure).cutoff
+            drawn = ranked[(ranked["run"] == name) & (ranked["rank"] <= (cutoff or np.inf))]
+            filled = pd.concat([qrels, drawn[["query_id", "doc_id", "relevance"]]], ignore_index=True)
+            expected = pdeval.evaluate(part, filled, measure, depth=cutoff)
+            mine = got[(got["run"] == name) & (got["measure"] == str(pdeval.parse_measure(measure)))]
+            merged = mine.merge(expected, on=["run", "query_id"], suffixes=("", "_engine"))
+            assert len(merged) == len(mine)
+            np.testing.assert_allclose(merged["estimate"], merged["value_engine"], atol=1e-12, err_msg=measure)
+
+
+def test_seeded_draws_repeat_and_differ_by_seed():
+    run, qrels = collection(4)
+    first = pdeval.estimate(run, qrels, ["nDCG@5", "AP"], n_resamples=100, seed=7)
+    again = pdeval.estimate(run, qrels, ["nDCG@5", "AP"], n_resamples=100, seed=np.random.default_rng(7))
+    other = pdeval.estimate(run, qrels, ["nDCG@5", "AP"], n_resamples=100, seed=8)
+    pd.testing.assert_frame_equal(first, again)
+    assert not np.allclose(first["estimate"], other["estimate"])
+
+
+def test_run_level_is_the_mean_of_topics_with_a_joint_interval():
+    run, qrels = collection(5, n_topics=6)
+    topics = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=400, seed=1)
+    runs = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=400, seed=1, level="run")
+    means = topics.groupby(["run", "measure"])[["value", "estimate"]].mean().reset_index()
+    merged = runs.merge(means, on=["run", "measure"], suffixes=("", "_topics"))
+    np.testing.assert_allclose(merged["value"], merged["value_topics"], atol=1e-12)
+    np.testing.assert_allclose(merged["estimate"], merged["estimate_topics"], atol=1e-12)
+    averaged_width = topics.assign(w=topics["high"] - topics["low"]).groupby(["run", "measure"])["w"].mean()
+    joint_width = runs.set_index(["run", "measure"]).eval("high - low")
+    # independent topics: the mean's interval is narrower than the average per-topic interval
+    assert (joint_width <= averaged_width.reindex(joint_width.index) + 1e-12).all()
+    assert (runs["topics"] == 6).all()
+
+
+def test_calibrated_labels_follow_the_automatic_judge():
+    run, qrels = collection(6)
+    judged_half = qrels.iloc[::2]
+    optimistic = qrels.assign(relevance=2)  # the judge calls everything highly relevant
+    got = pdeval.estimate(run, judged_half, ["P@5"], method="labels", automatic=qrels, n_resamples=300, seed=2)
+    high = pdeval.estimate(run, judged_half, ["P@5"], method="labels", automatic=optimistic, n_resamples=300, seed=2)
+    assert (got["estimate"] >= got["value"] - 1e-12).all()
+    assert high["estimate"].mean() != pytest.approx(got["estimate"].mean())
+
+
+def test_refusals_name_the_problem():
+    run, qrels = collection(7)
+    with pytest.raises(MeasureError, match="supports P, R, AP"):
+        pdeval.estimate(run, qrels, "Bpref")
+    with pytest.raises(MeasureError, match="primed"):
+        pdeval.estimate(run, qrels, "AP'")
+    with pytest.raises(PdevalError, match="n_resamples"):
+        pdeval.estimate(run, qrels, "AP", n_resamples=10.5)
+    with pytest.raises(PdevalError, match="confidence"):
+        pdeval.estimate(run, qrels, "AP", confidence=1.0)
+    with pytest.raises(PdevalError, match="automatic="):
+        pdeval.estimate(run, qrels, "AP", method="labels")
+    with pytest.raises(PdevalError, match="prior"):
+        pdeval.estimate(run, qrels, "AP", prior="everything")
+    with pytest.raises(PdevalError, match="qrels frame"):
+        pdeval.estimate(run, qrels, "AP", method="labels", automatic=lambda rows: np.ones((len(rows), 2)))
+    with pytest.raises(SchemaError, match="variant"):
+        pdeval.estimate(run, pdeval.reduce(qrels, [0.5], seed=1), "AP")
+    with pytest.raises(SchemaError, match="no topic"):
+        pdeval.estimate(run, qrels.assign(query_id="elsewhere" + qrels["query_id"]), "AP")
+    with pytest.raises(PdevalError, match="level='run'"):
+        pdeval.estimate(run, qrels, "AP", method="ppi", automatic=qrels)
+    with pytest.raises(SchemaError, match="automatic labels share no"):
+        pdeval.estimate(run, qrels, "AP", method="labels", automatic=qrels.assign(doc_id="x" + qrels["doc_id"]))
+
+
+# ---- PPI -------------------------------------------------------------------------------------
+ppi_py = pytest.importorskip("ppi_py", reason="ppi-python (test extra) is the oracle of PPI")
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tuned", [True, False])
+def test_ppi_equals_ppi_python(seed, tuned):
+    rng = np.random.default_rng(seed)
+    n, N = 15 + seed, 40 + 3 * seed
+    truth = rng.random(n + N)
+    predicted = 0.7 * truth + 0.2 * rng.random(n + N)
+    Y, Yhat, Yu = truth[:n], predicted[:n], predicted[n:]
+    est, low, high, lam = ppi_mean(Y, Yhat, Yu, confidence=0.9, tuned=tuned)
+    kwargs = {} if tuned else {"lam": 1}
+    expected = ppi_py.ppi_mean_pointestimate(Y, Yhat, Yu, **kwargs)
+    expected_low, expected_high = ppi_py.ppi_mean_ci(Y, Yhat, Yu, alpha=0.1, **kwargs)
+    assert est[0] == pytest.approx(float(np.ravel(expected)[0]), abs=1e-9)
+    assert low[0] == pytest.approx(float(np.ravel(expected_low)[0]), abs=1e-9)
+    assert high[0] == pytest.approx(float(np.ravel(expected_high)[0]), abs=1e-9)
+
+
+def test_estimate_ppi_equals_ppi_python_on_run_scores():
+    run, qrels = collection(8, n_runs=3, n_topics=12, judged=25)
+    automatic = qrels.assign(relevance=np.where(np.random.default_rng(0).random(len(qrels)) < 0.8,
+                                                qrels["relevance"], 0))
+    human = qrels[qrels["query_id"].isin([f"t{i}" for i in range(5)])]
+    got = pdeval.estimate(run, human, ["P@5", "AP"], method="ppi", automatic=automatic, level="run")
+    gold = pdeval.evaluate(run, human, ["P@5", "AP"], complete=True)
+    auto = pdeval.evaluate(run, automatic, ["P@5", "AP"], complete=True)
+    for row in got.itertuples(index=False):
+        g = gold[(gold["run"] == row.run) & (gold["measure"] == row.measure)].set_index("query_id")["value"]
+        a = auto[(auto["run"] == row.run) & (auto["measure"] == row.measure)].set_index("query_id")["value"]
+        labelled = sorted(g.index)
+        unlabelled = sorted(set(a.index) - set(labelled))
+        Y, Yhat, Yu = g[labelled].to_numpy(), a[labelled].to_numpy(), a[unlabelled].to_numpy()
+        assert row.estimate == pytest.approx(float(np.ravel(ppi_py.ppi_mean_pointestimate(Y, Yhat, Yu))[0]), abs=1e-9)
+        low, high = ppi_py.ppi_mean_ci(Y, Yhat, Yu, alpha=0.05)
+        assert (row.low, row.high) == pytest.approx((float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
+        assert (row.labelled, row.unlabelled) == (5, 7)
+    differences = pdeval.estimate(run, human, ["P@5"], method="ppi", automatic=automatic, level="run", baseline="r0")
+    assert sorted(differences["run"]) == ["r1", "r2"] and (differences["baseline"] == "r0").all()
+
+
+def test_ppi_intervals_cover_at_their_level():
+    """2,000 simulated experiments with known truth: the 95 % intervals cover 95 % ± 2 %."""
+    rng = np.random.default_rng(2026)
+    reps, n, N, mean = 2000, 40, 400, 0.4
+    truth = rng.beta(2, 3, size=(n + N, reps))  # E = 0.4
+    predicted = np.clip(truth + rng.normal(0.1, 0.15, size=truth.shape), 0, 1)  # biased judge
+    est, low, high, _ = ppi_mean(truth[:n], predicted[:n], predicted[n:], confidence=0.95)
+    coverage = np.mean((low <= mean) & (mean <= high))
+    assert abs(coverage - 0.95) <= 0.02, coverage
+    naive = predicted.mean(axis=0)  # the judge alone is biased: its mean misses the truth
+    assert abs(naive.mean() - mean) > 0.05
