@@ -20,7 +20,6 @@ in chunks of resamples that bound the memory; one seed gives one result.
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Literal, Optional, Sequence, Union
 
 import numpy as np
@@ -29,7 +28,8 @@ import pandas as pd
 from pdeval.analysis import label_priors, resampled_measures
 from pdeval.analysis.ppi import ppi_mean
 from pdeval.common.options import check_choice, check_int
-from pdeval.common.progress import progress_bar
+from pdeval.common.progress import Progress, check_progress, progress_bar
+from pdeval.common.seeds import Seed, generator
 from pdeval.engine.index import index_qrels
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.errors import PdevalError, SchemaError
@@ -57,8 +57,8 @@ def estimate(
     level: Literal["topic", "run"] = "topic",
     baseline: Optional[str] = None,
     tuned: bool = True,
-    seed: Union[int, None, np.random.Generator] = None,
-    progress: Optional[bool] = None,
+    seed: Seed = None,
+    progress: Progress = None,
     score_precision: Literal["float64", "float32"] = "float64",
     depth: Optional[int] = None,
 ) -> pd.DataFrame:
@@ -107,7 +107,8 @@ def estimate(
     seed : int, Generator or None
         Seeds the draws: one seed, one result.
     progress : bool, optional
-        A bar over the chunks of draws; None shows it for long work on a terminal.
+        A bar over the chunks of draws; None shows it only for long work on a terminal or in a
+        notebook (:mod:`pdeval.common.progress`).
     score_precision : {'float64', 'float32'}, default 'float64'
         As for :func:`pdeval.evaluate`.
     depth : int, optional
@@ -140,6 +141,7 @@ def estimate(
     value with an interval of width zero (PPI: when the automatic labels equal the human ones).
     """
     check_choice("method", method, ("bootstrap", "labels", "ppi"))
+    check_progress(progress)
     check_choice("level", level, ("topic", "run"))
     if not 0 < confidence < 1:
         raise PdevalError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
@@ -165,7 +167,7 @@ def estimate(
     cutoffs = [m.cutoff for m in parsed]
     if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
         lists, probabilities = _cut(lists, probabilities, max(cutoffs))
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
     return _tidy(keys, parsed, lists, value, draws, confidence, level)
 
@@ -258,9 +260,8 @@ def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
     chunk = max(1, CHUNK_CELLS // max(n_rows, 1))
     cumulative = np.cumsum(probabilities, axis=1)[:, :-1]
     starts = range(0, n_resamples, chunk)
-    enabled = progress if progress is not None else (len(starts) > 4 and sys.stderr.isatty())
     out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
-    for start in progress_bar(starts, enabled=bool(enabled), total=len(starts), desc="estimate"):
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="estimate"):
         size = min(chunk, n_resamples - start)
         drawn = (rng.random((size, len(cumulative)))[:, :, None] >= cumulative[None, :, :]).sum(axis=2)
         codes = np.repeat(base, size, axis=0)
