@@ -25,7 +25,7 @@ from pdeval.analysis.experiments import training_sensitivity
 from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
 from pdeval.analysis.estimates import estimate
 from pdeval.analysis.reproducibility import reproducibility
-from pdeval.analysis.standardize import standardize
+from pdeval.analysis.standardize import standardize, zscore_table
 from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
 from pdeval.analysis.significance import compare
 from pdeval.analysis.bootstrap import discriminative_power
@@ -60,7 +60,7 @@ METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
     ("result",): (
         summarize, system_means, rank_correlation, correlation_table, compare_leaderboards,
         leaderboard_changes, swap_rates, discriminative_power, compare, tukey_hsd, anova,
-        topic_set_size, training_sensitivity, experiment, write_trec_eval, standardize,
+        topic_set_size, training_sensitivity, experiment, write_trec_eval, standardize, zscore_table,
     ),
     ("run", "qrels"): (to_ranx,),
     ("run", "qrels", "result"): (write_table,),

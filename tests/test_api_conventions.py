@@ -58,6 +58,7 @@ FIRST_ARGUMENT_EXCEPTIONS = {
     "label_sets": "a mapping name -> qrels frame, or one qrels frame (sets)",
     "prels_qrels": "statAP prels (prels)",
     "experiment": "PyTerrier's runs: a run frame, a list of them or a result frame (runs)",
+    "write_zscores": "a z-score table of zscore_table (table), not a result frame",
 }
 
 

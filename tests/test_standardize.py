@@ -163,11 +163,11 @@ def trec_eval(tmp_path_factory) -> Path:
 def _trec_eval_z_text(z: pd.DataFrame) -> str:
     """trec_eval's -q -Z layout: per topic (sorted), the measures in trec_eval's order as
     ``Z%-22s\\t%s\\t%6.4f``, then the mean of each measure over the topics as ``all``."""
-    from pdeval.integrations.treceval import order_key
+    from pdeval.integrations.trec_eval.names import Item, order_key
     from pdeval.measures import parse
 
     measures = {m: parse(m) for m in z["measure"].unique()}
-    order = {m: order_key(measures[m], i) for i, m in enumerate(measures)}
+    order = {m: order_key(measures[m], Item(m, measures[m].trec_eval_name()), i) for i, m in enumerate(measures)}
     z = z.assign(name=z["measure"].map(lambda m: measures[m].trec_eval_name()), key=z["measure"].map(order))
     z = z.sort_values(["query_id", "key"])
     lines = [f"Z{n:<22}\t{q}\t{v:6.4f}" for n, q, v in zip(z["name"], z["query_id"], z["value"])]

@@ -23,6 +23,7 @@ from pdeval.analysis.bundle import ResultBundle
 from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, pair_indices, score_matrices
 from pdeval.common.options import check_int, check_share
 from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.docs import shared_docs
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -206,6 +207,7 @@ class DiscriminativePower(ResultBundle):
     summary: pd.DataFrame
 
 
+@shared_docs
 @one_bar
 def discriminative_power(
     result: pd.DataFrame,
@@ -241,12 +243,9 @@ def discriminative_power(
         The significance level of each paired test.
     n_resamples
         B, the number of bootstrap replicates.
-    seed
-        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
-    progress
-        A progress bar: True, False, or None (only for long work on a terminal or notebook).
-    system
-        The column naming the systems.
+    {seed}
+    {progress}
+    {system}
 
     Returns
     -------

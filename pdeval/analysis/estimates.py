@@ -57,7 +57,7 @@ def estimate(
     level: Literal["topic", "run"] = "topic",
     baseline: Optional[str] = None,
     tuned: bool = True,
-    seed: Seed = None,
+    seed: Seed = 0,
     progress: Progress = None,
     score_precision: Literal["float64", "float32"] = "float64",
     depth: Optional[int] = None,
@@ -104,8 +104,8 @@ def estimate(
         ``method="ppi"``: estimate each run's difference from this run (paired over topics).
     tuned : bool, default True
         ``method="ppi"``: choose PPI++'s power-tuning λ; ``False`` is classical PPI (λ = 1).
-    seed : int, Generator or None
-        Seeds the draws: one seed, one result.
+    seed : int, Generator or None, default 0
+        Seeds the draws: one seed, one result (None: fresh entropy).
     progress : bool, optional
         A bar over the chunks of draws; None shows it only for long work on a terminal or in a
         notebook (:mod:`pdeval.common.progress`).

@@ -30,6 +30,7 @@ import pandas as pd
 
 from pdeval.common.options import check_int
 from pdeval.common.progress import check_progress, progress_bar
+from pdeval.common.docs import shared_docs
 from pdeval.engine.ranking import ScorePrecision, rank_run
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
@@ -405,6 +406,7 @@ def _read_cache(path: Path) -> dict:
     return dict(zip(zip(frame["query_id"], frame["doc_id"]), frame["relevance"].astype(np.int64)))
 
 
+@shared_docs
 def fill_holes(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -450,8 +452,7 @@ def fill_holes(
         ``"all"`` (every topic of the run) or ``"qrels"`` (the topics the qrels have).
     source
         The ``source`` of the returned labels.
-    progress
-        A progress bar: True, False, or None (only for long work on a terminal or notebook).
+    {progress}
     score_precision
         As :func:`pdeval.evaluate` orders scores.
 

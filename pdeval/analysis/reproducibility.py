@@ -271,7 +271,7 @@ def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_
 
 @takes_engine_options
 def reproducibility(
-    original: pd.DataFrame,
+    run: pd.DataFrame,
     reproduced: pd.DataFrame,
     qrels: pd.DataFrame,
     measures: Union[str, Sequence[str]] = ("AP", "P@10", "nDCG@10"),
@@ -312,7 +312,7 @@ def reproducibility(
 
     Parameters
     ----------
-    original, reproduced : DataFrame
+    run, reproduced : DataFrame
         Run frames (``run``, ``query_id``, ``doc_id``, ``score``) of the original runs and
         of their reproductions.
     qrels : DataFrame
@@ -384,20 +384,20 @@ def reproducibility(
     engine = EngineOptions.of(options, where="reproducibility")
     if engine.by:
         raise PdevalError("reproducibility compares runs by name: by= is not supported; fold the keys into run")
-    same = reproduced is original
-    names_o, names_r = _run_names(original), _run_names(reproduced)
+    same = reproduced is run
+    names_o, names_r = _run_names(run), _run_names(reproduced)
     pairs = pair_table(pd.DataFrame({"run": names_o}), pd.DataFrame({"run": names_r}), pairs)
     if same:  # one frame holds both sides: validated once
-        original = reproduced = _validated(original, pd.concat([pairs["original"], pairs["reproduced"]]), engine)
+        run = reproduced = _validated(run, pd.concat([pairs["original"], pairs["reproduced"]]), engine)
     else:
-        original = _validated(original, pairs["original"], engine)
+        run = _validated(run, pairs["original"], engine)
         reproduced = _validated(reproduced, pairs["reproduced"], engine)
-    scores_o = _scores(original, pairs["original"], qrels, measures, engine)
+    scores_o = _scores(run, pairs["original"], qrels, measures, engine)
     scores_r = _scores(reproduced, pairs["reproduced"], qrels if reproduced_qrels is None else reproduced_qrels,
                        measures, engine)
     parts = []
     if reproduced_qrels is None:
-        parts.append(_ranked_lists(original, reproduced, pairs, cutoff=cutoff, persistence=persistence, rbo=rbo,
+        parts.append(_ranked_lists(run, reproduced, pairs, cutoff=cutoff, persistence=persistence, rbo=rbo,
                                    per_topic=per_topic, unpaired=unpaired, score_precision=engine.score_precision,
                                    list_order=list_order))
         parts.append(_paired_scores(scores_o, scores_r, pairs, unpaired, identical_p))

@@ -20,6 +20,7 @@ from pdeval.analysis.bootstrap import bootstrap_replicates, chunk_size, studenti
 from pdeval.analysis.scores import CHUNK_ELEMENTS, baseline_pairs, pair_indices, score_matrices
 from pdeval.common.options import check_int, check_share
 from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.docs import shared_docs
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -183,6 +184,7 @@ def _paired_test(test: str, a: np.ndarray, b: np.ndarray, resamples: int, rng: n
         return t_obs, p_value, tuple(np.quantile(boot_means, [lo, 1.0 - lo], axis=1))
 
 
+@shared_docs
 @one_bar
 def compare(
     result: pd.DataFrame,
@@ -250,14 +252,11 @@ def compare(
     n_resamples
         The random flips of the permutation test or the replicates of the bootstrap test;
         None: 10,000 for the permutation test, 1,000 for the bootstrap (:data:`RESAMPLES`).
-    seed
-        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    {seed}
     confidence
         The level of the interval of the mean difference.
-    progress
-        A progress bar: True, False, or None (only for long work on a terminal or notebook).
-    system
-        The column naming the systems.
+    {progress}
+    {system}
     large_topics
         The number of topics from which Wilcoxon and sign tests get a ``note``; None: never.
 

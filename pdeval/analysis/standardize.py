@@ -22,7 +22,7 @@ The reference statistics can also come from a trec_eval z-score file
 from __future__ import annotations
 
 import os
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -169,7 +169,7 @@ def standardize(
     a: float = 0.15,
     b: float = 0.5,
     zero_variance: str = "error",
-    missing: float = np.nan,
+    missing: Optional[float] = None,
 ) -> pd.DataFrame:
     """Standardised per-topic values of a result frame, against a reference set of runs.
 
@@ -206,8 +206,8 @@ def standardize(
         Where the reference values of a topic do not vary (sd 0, computed from ``reference``):
         an error naming them, NaN, or trec_eval's rule (0 where x equals the mean, else
         ``missing``). The ECDF needs no variance and ignores it.
-    missing : float, default NaN
-        The value where trec_eval's rule finds no z; trec_eval prints -1000000.
+    missing : float, optional
+        The value where trec_eval's rule finds no z (default NaN; trec_eval prints -1000000).
 
     Returns
     -------
@@ -224,6 +224,7 @@ def standardize(
     """
     check_choice("method", method, METHODS)
     check_choice("zero_variance", zero_variance, ("error", "nan", "trec_eval"))
+    missing = np.nan if missing is None else float(missing)
     if zscores is not None:
         return _from_zscores(as_result(result), zscores, method, a, b, missing)
     result, ref, keys = _split(result, reference)

@@ -21,6 +21,7 @@ from pdeval.analysis.bundle import ResultBundle
 from pdeval.analysis.scores import CHUNK_ELEMENTS, pair_indices, score_matrices
 from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.docs import shared_docs
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.errors import PdevalError
 
@@ -146,12 +147,13 @@ class SwapRates(ResultBundle):
     summary: pd.DataFrame
 
 
+@shared_docs
 @one_bar
 def swap_rates(
     result: pd.DataFrame,
     *,
-    measures: Union[None, str, Sequence[str]] = None,
     c: int = 25,
+    measures: Union[None, str, Sequence[str]] = None,
     n_resamples: Union[int, Literal["all"]] = 1000,
     seed: Seed = 0,
     bin_width: float = 0.01,
@@ -183,24 +185,21 @@ def swap_rates(
     ----------
     result
         A result frame with per-topic values, every run on every topic.
+    c
+        The size of each of the two topic sets of a trial (``2c <= n`` topics).
     measures
         The measure(s) to analyse (a string or a list; default: all). Each (measure, variant)
         group is a separate analysis with the same ``seed``.
-    c
-        The size of each of the two topic sets of a trial (``2c <= n`` topics).
     n_resamples
         The number of random trials, or ``"all"`` to enumerate every ordered pair of disjoint
         c-subsets (small examples).
-    seed
-        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    {seed}
     bin_width, bins
         The width of the bins of ``|d1|`` and their number (the last one is open).
     threshold, rule
         The swap rate a bin may have and how the difference required is found (above).
-    progress
-        A progress bar: True, False, or None (only for long work on a terminal or notebook).
-    system
-        The column naming the systems.
+    {progress}
+    {system}
 
     Returns
     -------

@@ -53,6 +53,7 @@ from pdeval.errors import PdevalError
 from pdeval.common.options import check_choice
 from pdeval.common.options import check_int, check_share
 from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.docs import shared_docs
 from pdeval.common.seeds import Seed, check_seed, generator
 from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, baseline_pairs, score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
@@ -96,6 +97,7 @@ def randomised_ranges(
     return out
 
 
+@shared_docs
 @one_bar
 def tukey_hsd(
     result: pd.DataFrame,
@@ -128,8 +130,7 @@ def tukey_hsd(
         range distribution with the ANOVA residual variance).
     n_resamples
         B, the permutations of the randomised test (ignored by the parametric one).
-    seed
-        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    {seed}
     alpha
         The family-wise error rate.
     baselines
@@ -137,10 +138,8 @@ def tukey_hsd(
     two_way
         The ANOVA residual of the parametric test: two-way without replication (Sakai's
         recommendation) or one-way; the randomised test always keeps topics paired.
-    progress
-        A progress bar: True, False, or None (only for long work on a terminal or notebook).
-    system
-        The column naming the systems.
+    {system}
+    {progress}
 
     Returns
     -------
