@@ -130,7 +130,7 @@ def candidates(run: pd.DataFrame, qrels: pd.DataFrame, depth: int) -> Candidates
     lookup = pd.MultiIndex.from_arrays([held["query_id"].to_numpy(), held["doc_id"].to_numpy()])
     wanted = pd.MultiIndex.from_arrays([np.asarray(topics)[doc_topic], doc_id])
     position = lookup.get_indexer(wanted)
-    rel = held["relevance"].to_numpy(dtype=np.int64)
+    rel = np.append(held["relevance"].to_numpy(dtype=np.int64), 0)
     label = np.where(position >= 0, (rel[np.maximum(position, 0)] >= 1).astype(np.int64), -1)
     rank = ranked["rank"].to_numpy(dtype=np.int64)
     n_t, n_s = len(topics), len(run_names)
