@@ -84,6 +84,25 @@ class IRAccessor:
 
         return leave_out_pooling(self._need("run", "leave_out_pooling"), qrels, depth, **options)
 
+    def judging_order(self, qrels: pd.DataFrame, strategies: Any = None, **options: Any) -> pd.DataFrame:
+        """``pdeval.judging_order(run, qrels, strategies, **options)``: adjudication orders."""
+        from pdeval.judgments.adjudication import STRATEGIES, judging_order
+
+        return judging_order(self._need("run", "judging_order"), qrels,
+                             STRATEGIES if strategies is None else strategies, **options)
+
+    def pool_bias_correction(self, qrels: pd.DataFrame, pooled: Any, **options: Any) -> pd.DataFrame:
+        """``pdeval.pool_bias_correction(run, qrels, pooled, **options)``: corrected scores."""
+        from pdeval.analysis.pool_bias import pool_bias_correction
+
+        return pool_bias_correction(self._need("run", "pool_bias_correction"), qrels, pooled, **options)
+
+    def leave_out_bias(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """``pdeval.leave_out_bias(run, qrels, **options)``: leave-one-out estimator errors."""
+        from pdeval.analysis.pool_bias import leave_out_bias
+
+        return leave_out_bias(self._need("run", "leave_out_bias"), qrels, **options)
+
     def judged_by_source(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
         """``pdeval.judged_by_source(run, qrels, **options)``: Judged@k split by label source."""
         from pdeval.analysis.agreement import judged_by_source
