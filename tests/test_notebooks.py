@@ -36,6 +36,7 @@ EXPECTED = {
     "leaderboard_nist_vs_gpt4",
     "sampled_judgments",
     "bounds",
+    "pool_bias_and_budgets",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
