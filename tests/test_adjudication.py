@@ -321,3 +321,10 @@ def test_thompson_is_deterministic_per_seed():
     a = judging_order(run, qrels, "thompson", seed=3)
     b = judging_order(run, qrels, "thompson", seed=3)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_accessor_methods():
+    run, qrels = small()
+    pd.testing.assert_frame_equal(run.ir.judging_order(qrels, "mtf"), judging_order(run, qrels, "mtf"))
+    got = run.ir.pool_bias_correction(qrels, ["a"], measures="P@2", depth=1)
+    assert set(got["run"]) == {"b"} and set(got["estimator"]) == {"pool", "webber", "lipani"}
