@@ -7,7 +7,9 @@
 * evaluating: :func:`evaluate`, :func:`summarize`, :func:`bounds`, :func:`rank_run`, measure strings
   (:func:`parse_measure`, :func:`available_measures`);
 * making judgments incomplete: :func:`reduce`, :func:`pool`, :func:`mixed_pool`,
-  :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`; judging designs for the
+  :func:`exclude_runs`, :func:`judged`, :func:`leave_out_pooling`; judging orders of the
+  adjudication strategies (:func:`judging_order`, :func:`budget_qrels`); pool-bias correction
+  (:func:`pool_bias_correction`, :func:`leave_out_bias`, :func:`bias_summary`); judging designs for the
   sampled estimators: :func:`sample_pool` (stratified), :func:`sample_inclusion` (statAP);
 * judging measures: :func:`rank_correlation`, :func:`correlation_table`, :func:`swap_rates`,
   :func:`discriminative_power`, :func:`compare`, :func:`training_sensitivity`;
@@ -43,6 +45,8 @@ from pdeval.integrations.ranx import from_ranx, to_ranx
 from pdeval.integrations.trec_eval import read_trec_eval, write_trec_eval
 from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
 from pdeval.judgments.reduction import LEVEL_GRIDS, reduce
+from pdeval.judgments.adjudication import STRATEGIES, budget_qrels, judging_order
+from pdeval.analysis.pool_bias import bias_summary, leave_out_bias, pool_bias_correction
 from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
 from pdeval.measures import available as available_measures
 from pdeval.measures import parse as parse_measure
@@ -74,6 +78,12 @@ def __getattr__(name: str):
 
 __all__ = [
     "LEVEL_GRIDS",
+    "STRATEGIES",
+    "bias_summary",
+    "budget_qrels",
+    "judging_order",
+    "leave_out_bias",
+    "pool_bias_correction",
     "agreement",
     "anova",
     "available_measures",

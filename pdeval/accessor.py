@@ -26,6 +26,7 @@ from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map
 from pdeval.analysis.estimates import estimate
 from pdeval.analysis.reproducibility import reproducibility
 from pdeval.analysis.standardize import standardize, zscore_table
+from pdeval.analysis.pool_bias import leave_out_bias, pool_bias_correction
 from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
 from pdeval.analysis.significance import compare
 from pdeval.analysis.bootstrap import discriminative_power
@@ -41,6 +42,7 @@ from pdeval.integrations.pyterrier import experiment
 from pdeval.integrations.ranx import to_ranx
 from pdeval.integrations.trec_eval import write_trec_eval
 from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
+from pdeval.judgments.adjudication import judging_order
 from pdeval.judgments.reduction import reduce
 from pdeval.judgments.sampling import sample_inclusion, sample_pool
 from pdeval.sources.io import write_qrels, write_run
@@ -55,6 +57,7 @@ METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
     ("run",): (
         evaluate, bounds, estimate, rank_run, pool, mixed_pool, judged, exclude_runs, leave_out_pooling,
         judged_by_source, leaderboards, fill_holes, sample_pool, sample_inclusion, write_run, reproducibility,
+        judging_order, pool_bias_correction, leave_out_bias,
     ),
     ("qrels",): (reduce, merge_qrels, agreement, map_grades, label_sets, write_qrels),
     ("result",): (

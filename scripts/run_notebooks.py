@@ -72,6 +72,7 @@ PAPERS = {
     "label_agreement_llmjudge": "LLMJudge (Rahmani et al. 2024)",
     "label_agreement_rag": "TREC RAG 2025 UMBRELA",
     "many_systems": "Carterette 2012; Sakai 2016, 2018",
+    "pool_bias_and_budgets": "Losada et al. 2016, 2017; Webber & Park 2009; Lipani et al. 2015",
 }
 
 
@@ -88,6 +89,7 @@ DEFAULT_DATA = {
     "label_agreement_llmjudge": "LLMJudge DL 2023",
     "label_agreement_rag": "TREC RAG 2025",
     "many_systems": "clef2015, trec-dl21",
+    "pool_bias_and_budgets": "clef2015, trec-dl21",
 }
 
 

@@ -38,6 +38,7 @@ EXPECTED = {
     "bounds",
     "reproducibility",
     "estimates",
+    "pool_bias_and_budgets",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 

@@ -55,7 +55,7 @@ QRELS_RESERVED = ("iteration", "iter", "Q0", "stratum", "inclusion_prob", "sourc
 
 #: qrels variant keys that pdeval itself produces (reduce: level, sample; pool / mixed_pool:
 #: depth, sample); other variant keys must be named with ``variants=[...]``
-PRODUCED_VARIANTS = ("level", "sample", "depth", "label_set")
+PRODUCED_VARIANTS = ("level", "sample", "depth", "label_set", "strategy", "budget")
 
 #: variant keys that come first in results, in this order (the others follow in column order)
 VARIANT_ORDER = ("level", "sample")

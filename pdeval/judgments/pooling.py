@@ -382,6 +382,10 @@ def _run_groups(
     return {name: str(g) for name, g in mapping.items()}
 
 
+#: the run -> group mapping of ``group=`` (validated), shared with :mod:`pdeval.analysis.pool_bias`
+run_groups = _run_groups
+
+
 def _group_codes(run_names: pd.Series, groups: Mapping[str, str], group_index: Mapping[str, int]) -> np.ndarray:
     """The group code of every row, looked up once per distinct run name."""
     codes, uniques = pd.factorize(run_names)
