@@ -59,6 +59,11 @@ FIRST_ARGUMENT_EXCEPTIONS = {
     "prels_qrels": "statAP prels (prels)",
     "experiment": "PyTerrier's runs: a run frame, a list of them or a result frame (runs)",
     "write_zscores": "a z-score table of zscore_table (table), not a result frame",
+    "budget_qrels": "a judging order of judging_order (order)",
+}
+#: functions whose first argument is named like a frame but that are no df.ir method, and why
+NO_METHOD = {
+    "bias_summary": "takes the frame of leave_out_bias (estimates, not a result frame's measure/value)",
 }
 
 
@@ -69,7 +74,8 @@ def parameters(function) -> list[inspect.Parameter]:
 def test_every_function_whose_first_argument_is_a_frame_has_its_method():
     frames = {"run", "qrels", "result"}
     missing = [name for name, function in FUNCTIONS.items()
-               if parameters(function) and parameters(function)[0].name in frames and name not in BOUND]
+               if parameters(function) and parameters(function)[0].name in frames and name not in BOUND
+               and name not in NO_METHOD]
     assert missing == []
     assert sorted(set(BOUND) - set(FUNCTIONS)) == []  # every method is a public function
 

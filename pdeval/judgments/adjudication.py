@@ -59,7 +59,7 @@ from pdeval.common.options import check_choice, check_int, is_int
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import as_qrels, as_run
-from pdeval.judgments.draws import SeedLike, base_seed
+from pdeval.common.seeds import Seed, base_seed
 
 __all__ = ["STRATEGIES", "judging_order", "budget_qrels", "split_budget"]
 
@@ -342,7 +342,7 @@ def judging_order(
     budget: Optional[int] = None,
     budget_per: str = "topic",
     depth: int = 100,
-    seed: SeedLike = 0,
+    seed: Seed = 0,
     rrf_k: float = 60.0,
     rbp_p: float = 0.8,
     hedge_beta: float = 0.1,
