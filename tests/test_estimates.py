@@ -214,3 +214,46 @@ def test_ppi_intervals_cover_at_their_level():
     assert abs(coverage - 0.95) <= 0.02, coverage
     naive = predicted.mean(axis=0)  # the judge alone is biased: its mean misses the truth
     assert abs(naive.mean() - mean) > 0.05
+
+
+def test_cli_estimate_columns_are_estimates_values(tmp_path):
+    """``pdeval eval --estimate bootstrap``: per-topic and ``all`` lines carry the estimate,
+    low and high of pdeval.estimate (per topic, and per run with the joint interval)."""
+    import subprocess
+    import sys
+
+    run, qrels = collection(11)
+    run_file, qrels_file = tmp_path / "runs", tmp_path / "qrels.txt"
+    run_file.mkdir()
+    for name, part in run.groupby("run"):
+        pdeval.write_run(part, run_file / name)
+    pdeval.write_qrels(qrels, qrels_file)
+    done = subprocess.run([sys.executable, "-m", "pdeval", "eval", str(qrels_file), str(run_file), "-m", "P.5", "-q",
+                           "--estimate", "bootstrap", "--resamples", "200", "--seed", "3", "--format", "csv",
+                           "--names", "pdeval"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    from io import StringIO
+
+    table = pd.read_csv(StringIO(done.stdout), dtype={"query_id": str})
+    topics = pdeval.estimate(run, qrels, "P@5", n_resamples=200, seed=3)
+    runs = pdeval.estimate(run, qrels, "P@5", n_resamples=200, seed=3, level="run").assign(query_id="all")
+    expected = pd.concat([topics, runs]).set_index(["run", "query_id"])
+    got = table.set_index(["run", "query_id"])
+    for column in ("estimate", "low", "high"):
+        np.testing.assert_allclose(got[column], expected[column].reindex(got.index), atol=1e-12)
+    refused = subprocess.run([sys.executable, "-m", "pdeval", "eval", str(qrels_file), str(run_file), "-m", "bpref",
+                              "--estimate", "bootstrap"], capture_output=True, text=True)
+    assert refused.returncode != 0 and len(refused.stderr.strip().splitlines()) == 1
+    assert "supports P, R, AP" in refused.stderr
+
+
+def test_estimate_intervals_figure_and_refusal():
+    from pdeval.report import figures
+
+    run, qrels = collection(12)
+    means = pdeval.estimate(run, qrels, ["P@5", "AP"], n_resamples=50, seed=1, level="run")
+    fig = figures.estimate_intervals(means, "AP")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(
+        means[means["measure"] == "AP"].sort_values("estimate", ascending=False)["run"])
+    with pytest.raises(SchemaError, match="level='run'"):
+        figures.estimate_intervals(pdeval.estimate(run, qrels, "AP", n_resamples=5, seed=1), "AP")

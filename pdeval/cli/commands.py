@@ -108,6 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--bounds", action="store_true",
                     help="add the columns high and residual: each value with the unjudged retrieved documents "
                          "judged relevant at the top grade (pdeval.evaluation.bounds)")
+    ev.add_argument("--estimate", choices=("bootstrap",), default=None,
+                    help="add estimate, low and high columns: the value the run would get if its unjudged documents "
+                         "were judged, with a 95%% interval (pdeval.estimate; P, R, AP, RR, nDCG and RBP measures)")
+    ev.add_argument("--resamples", type=_positive_int, default=1000, help="with --estimate: label draws (default 1000)")
+    ev.add_argument("--seed", type=int, default=0, help="with --estimate: the seed of the draws (default 0)")
     ev.add_argument("--bounds-unjudged", choices=("all", "absent", "pooled"), default="all",
                     help="with --bounds: which unjudged documents to fill in (absent from the qrels, pooled -1, or both)")
 
@@ -131,6 +136,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--seed", type=int, default=1, help="seed of every random step")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
     rep.add_argument("--bounds", action="store_true", help="show each run mean's residual (pdeval.evaluation.bounds)")
+    rep.add_argument("--estimate", action="store_true",
+                     help="show each run mean beside its bootstrap estimate with a 95%% interval (pdeval.estimate)")
     return parser
 
 
@@ -292,11 +299,13 @@ def _eval(args: argparse.Namespace) -> int:
             table[column] = output.trec_eval_table(other, measures, order, command, args.per_topic, relstring)["value"].to_numpy()
         if relstring:  # a string has no residual
             table.loc[table["measure"] == relstring[0], "residual"] = "''"
+    if args.estimate:
+        _add_estimates(table, args, qrels, measures)
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in output.COUNTS} | {"num_q"}
     if args.format == "tsv":
         runids = _runids(args) if "runid" in command else None
-        extra = ("high", "residual") if args.bounds else ()
+        extra = (("high", "residual") if args.bounds else ()) + (("estimate", "low", "high") if args.estimate else ())
         sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
     else:
         if use_trec_names:
@@ -306,6 +315,27 @@ def _eval(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(table.to_json(orient="records") + "\n")
     return 0
+
+
+def _add_estimates(table, args: argparse.Namespace, qrels, measures: list) -> None:
+    """``--estimate``: the ``estimate``, ``low`` and ``high`` of every row of ``table``, per
+    topic and, on the ``all`` lines, per run (intervals computed jointly over the topics)."""
+    import pandas as pd
+
+    from pdeval.analysis.estimates import estimate
+    from pdeval.sources.io import read_run
+
+    if args.bounds or args.judged_only or args.complete:
+        raise PdevalError("--estimate goes without --bounds, -J and -c")
+    run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
+    options = dict(method=args.estimate, n_resamples=args.resamples, seed=args.seed, progress=False,
+                   score_precision="float32" if args.float32 else "float64", depth=args.depth)
+    topics = estimate(run, qrels, measures, **options)
+    runs = estimate(run, qrels, measures, level="run", **options).assign(query_id="all")
+    found = pd.concat([topics, runs], ignore_index=True).set_index(["run", "measure", "query_id"])
+    keys = pd.MultiIndex.from_arrays([table["run"].astype(str), table["measure"], table["query_id"].astype(str)])
+    for column in ("estimate", "low", "high"):
+        table[column] = found[column].reindex(keys).to_numpy()
 
 
 # --------------------------------------------------------------------------- pdeval measures

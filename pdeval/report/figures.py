@@ -41,7 +41,7 @@ from matplotlib.figure import Figure
 from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error, system_means
 from pdeval.errors import SchemaError
 from pdeval.report.display import notebook_figure
-from pdeval.report.run_figures import bound_intervals, significance_matrix
+from pdeval.report.run_figures import bound_intervals, estimate_intervals, significance_matrix
 from pdeval.report.style import (
     BAND_ALPHA,
     KEY_LABELS,
@@ -75,6 +75,7 @@ __all__ = [
     "topic_distributions",
     "significance_matrix",
     "bound_intervals",
+    "estimate_intervals",
 ]
 
 

@@ -33,6 +33,8 @@ TABLES = {
     "tukey_hsd": "Run pairs significantly different on full judgments by the randomised Tukey HSD test "
     "(family-wise error of all pairs at 0.05; Carterette 2012, Sakai 2018), and the ANOVA residual variance",
     "measure_correlation": "Kendall's tau_b between the full-judgment rankings of each pair of measures",
+    "estimates": "Per-run means on the full judgments beside the bootstrap estimate of the mean if the unjudged "
+    "documents were judged, with its 95 % interval (Fröbe et al. 2023; pdeval.estimate)",
 }
 #: captions of the tables the documents show in a compact form (the CSV keeps every row)
 COMPACT_CAPTIONS = {
@@ -213,6 +215,11 @@ def draw_figures(
         figures["bounds"] = (f"Mean {measures[0]} of each run with its [low, high] interval: unjudged retrieved "
                              "documents as nonrelevant / as relevant at the top grade")
         drawn["bounds"] = lambda: plotting.bound_intervals(results["full_bounds"], measures[0])
+    if "estimates" in tables:
+        first = tables["estimates"]["measure"].iloc[0]
+        figures["estimates"] = (f"Mean {first} of each run if its unjudged documents were judged: bootstrap estimate "
+                                "with its 95 % interval, beside today's value (unjudged as nonrelevant)")
+        drawn["estimates"] = lambda: plotting.estimate_intervals(tables["estimates"], first)
     for name in figures:
         save_figure(drawn[name](), out / f"{name}.png", dpi)
     return figures

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from pdeval.errors import SchemaError
 from pdeval.report.style import STYLE, require_columns, variant_keys, wrap_label
 
-__all__ = ["significance_matrix", "bound_intervals"]
+__all__ = ["significance_matrix", "bound_intervals", "estimate_intervals"]
 
 
 def significance_matrix(
@@ -127,6 +127,41 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
     ax.set_ylabel("run (sorted by mean)")
     ax.grid(axis="x", alpha=0.4)
     ax.set_title(f"{measure}: how far unjudged documents could move each run")
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def estimate_intervals(estimates: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
+    """Each run's estimated mean ``measure`` with its interval (:func:`pdeval.estimate` with
+    ``level="run"``, or per topic: averaged first) beside today's value (unjudged documents
+    nonrelevant); runs sorted by the estimate, best on top; ``top`` keeps the best ``top``."""
+    require_columns(estimates, ["run", "measure", "value", "estimate", "low", "high"], "estimate_intervals")
+    if "query_id" in estimates.columns:
+        raise SchemaError("estimate_intervals draws run means with intervals computed jointly over topics: "
+                          "call pdeval.estimate(..., level='run')")
+    data = estimates[estimates["measure"] == measure]
+    if data.empty:
+        raise SchemaError(f"estimate_intervals: measure {measure!r} is not in the frame; it has "
+                          f"{sorted(pd.unique(estimates['measure']))}")
+    data = data.sort_values("estimate", ascending=False)
+    if top is not None:
+        data = data.head(top)
+    labels = [wrap_label(r) for r in data["run"]]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    with sns.axes_style(STYLE):
+        fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
+        y = np.arange(len(data))
+        ax.hlines(y, data["low"], data["high"], color="#1b9e77", linewidth=2.5, alpha=0.6, label="interval")
+        ax.plot(data["estimate"], y, "o", color="#1b9e77", markersize=4, label="estimate")
+        ax.plot(data["value"], y, "|", color="black", markersize=9, label="today (unjudged as nonrelevant)")
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels)
+        ax.invert_yaxis()
+    ax.set_xlabel(f"mean {measure}")
+    ax.set_ylabel("run (sorted by estimate)")
+    ax.grid(axis="x", alpha=0.4)
+    ax.set_title(f"{measure}: estimated mean if the unjudged documents were judged")
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return fig

@@ -160,6 +160,7 @@ def report(
     n_resamples: int = 1000,
     dpi: int = 110,
     bounds: bool = False,
+    estimate: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the whole robustness study and write its report to the folder ``out``.
 
@@ -176,7 +177,10 @@ def report(
     Writes the CSV tables of :data:`TABLES`, PNG figures, ``report.md`` and a standalone
     ``report.html``. With ``bounds`` the table of run means has each measure's residual
     beside it (:func:`pdeval.evaluation.bounds` on the full judgments: unjudged retrieved documents
-    relevant at the top grade) and a figure shows the [low, high] intervals. Returns the tables plus the per-topic results (``full``, ``reduced``,
+    relevant at the top grade) and a figure shows the [low, high] intervals. With ``estimate``
+    a table gives each run's mean beside its bootstrap estimate with a 95 % interval
+    (:func:`pdeval.estimate`, ``n_resamples`` draws, for the measures it supports) and a figure
+    shows them sorted. Returns the tables plus the per-topic results (``full``, ``reduced``,
     ``pooled``, ``partial_result``) as a dict of frames. ``progress`` shows a tqdm bar over
     the stages and prints where the report is.
     """
@@ -214,6 +218,8 @@ def report(
     tables["summary"] = _summary(measures, tables["robustness"], tables["robustness_samples"], tables.get("pools"),
                                  tables.get("partial"), tables["discriminative_power"])
 
+    if estimate:
+        _estimates(run, qrels, measures, n_resamples, seed, tables)
     bar.set_postfix_str(STAGES[6])
     figures = draw_figures(out, tables=tables, results=results, swap_bins=swaps.bins, measures=measures,
                            n_resamples=n_resamples, half=half, dpi=dpi)
@@ -263,6 +269,22 @@ def _full_judgments(run, qrels, measures: list[str], bounds: bool, tables: dict,
     # no columns name: it would show as a spurious empty "measure" column in the HTML table
     tables["full_means"] = wide.sort_values(measures[0], ascending=False).rename_axis(columns=None).reset_index()
     tables["measure_correlation"] = correlation_table(full, methods="tau_b", measures=measures).reset_index()
+
+
+def _estimates(run, qrels, measures: list[str], n_resamples: int, seed: int, tables: dict) -> None:
+    """Each run's mean of the measures :func:`pdeval.estimate` supports, beside its bootstrap
+    estimate and 95 % interval on the full judgments."""
+    from pdeval.analysis.estimates import estimate
+    from pdeval.analysis.resampled_measures import SUPPORTED
+    from pdeval.measures import parse
+
+    chosen = [m for m in measures if parse(m).name in SUPPORTED and not parse(m).judged_only]
+    if not chosen:
+        warnings.warn(f"--estimate: none of {measures} can be estimated (supported: {', '.join(SUPPORTED)})",
+                      PdevalWarning)
+        return
+    frame = estimate(run, qrels, chosen, n_resamples=n_resamples, seed=seed, level="run", progress=False)
+    tables["estimates"] = frame.sort_values(["measure", "estimate"], ascending=[True, False]).reset_index(drop=True)
 
 
 def _reductions(run, qrels, measures, levels, samples: int, seed: int, tables: dict, results: dict) -> None:
@@ -345,6 +367,7 @@ def report_from_args(args: argparse.Namespace) -> int:
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
         progress=not args.no_progress, depths=args.depths, n_resamples=args.bootstrap, bounds=args.bounds,
+        estimate=args.estimate,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print("Per-run means on the full judgments:")
