@@ -114,8 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--run-from", choices=("file", "tag"), default="file",
                     help="name runs by file, or by the tag column (several runs in one file)")
     ev.add_argument("--bounds", action="store_true",
-                    help="add the columns high and residual: each value with the unjudged retrieved documents "
-                         "judged relevant at the top grade (pdeval.evaluation.bounds)")
+                    help="add the columns high and residual: the larger value of the unjudged retrieved documents "
+                         "judged nonrelevant or relevant at the top grade, and its distance to the smaller "
+                         "(pdeval.evaluation.bounds)")
     ev.add_argument("--bounds-unjudged", choices=("all", "absent", "pooled"), default="all",
                     help="with --bounds: which unjudged documents to fill in (absent from the qrels, pooled -1, or both)")
 
@@ -306,7 +307,7 @@ def _eval(args: argparse.Namespace) -> int:
             from pdeval.evaluation.bounds import bounds
 
             filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
-            result = filled.rename(columns={"low": "value"})
+            result = filled
         else:
             result = evaluate(run, qrels, measures, **options)
     except PdevalError as error:  # not about one line of a file: name the files
@@ -319,7 +320,8 @@ def _eval(args: argparse.Namespace) -> int:
     table = trec_eval_table(result, measures, order, command, args.per_topic)
     if args.bounds:  # the same rows in the same order for the high and residual values
         for column in ("high", "residual"):
-            other = trec_eval_table(filled.rename(columns={column: "value"}), measures, order, command, args.per_topic)
+            other = trec_eval_table(filled.drop(columns="value").rename(columns={column: "value"}), measures, order,
+                                    command, args.per_topic)
             table[column] = other["value"].to_numpy()
     use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in COUNTS} | {"num_q"}

@@ -19,7 +19,7 @@ def summarize(result: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
     column per measure. A frame of :func:`pdeval.evaluation.bounds` gets the mean ``high`` and
     ``residual`` beside the mean (:func:`pdeval.evaluation.bounds.summarize_bounds`).
     """
-    if "value" not in result.columns and {"low", "high"} <= set(result.columns):
+    if {"low", "high", "residual"} <= set(result.columns):
         return summarize_bounds(result, wide=wide)
     result = as_result(result)
     keys = [k for k in result_keys(result) if k != "query_id"]

@@ -57,6 +57,7 @@ def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
 
 @register(
     "P",
+    monotone=True,
     sparse=True,
     cutoff="required",
     rel=True,
@@ -139,6 +140,7 @@ def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "RR",
+    monotone=True,
     sparse=True,
     cutoff="optional",
     rel=True,
@@ -174,7 +176,7 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
 def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]]) -> np.ndarray:
     """trec_eval's nDCG: disc(r) = 1/log2(r+1); ideal over all gain>0 documents. M19."""
     dcg = _trec_dcg(seg, seg.gain(gains), cutoff)
-    ideal = seg.ideal(gains)
+    ideal = seg.ideal(gains, depth=cutoff)
     ideal_dcg = _trec_dcg(ideal, ideal.rel, cutoff)
     return divide(dcg, ideal_dcg)
 
@@ -286,6 +288,7 @@ def inferred_ap(
 
 @register(
     "Judged",
+    monotone=True,
     cutoff="optional",
     summary="share of the top k documents that are judged (level >= 0), over min(k, retrieved)",
     unjudged="counts as unjudged",
@@ -305,6 +308,7 @@ def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
 
 @register(
     "NumRet",
+    monotone=True,
     summary="number of documents retrieved (after depth)",
     unjudged="counted",
     pooled="counted",
@@ -320,6 +324,7 @@ def num_ret(seg: Segments) -> np.ndarray:
 
 @register(
     "NumRel",
+    monotone=True,
     sparse=True,
     rel=True,
     summary="number of relevant documents in the qrels (R)",
@@ -337,6 +342,7 @@ def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    monotone=True,
     sparse=True,
     rel=True,
     summary="number of relevant documents retrieved",

@@ -52,6 +52,10 @@ class MeasureSpec:
     required: tuple = ()  # parameters without a usable default
     sparse: bool = False  # the kernel needs only the rows some qrels judge (see Measure.sparse)
     no_prime: Optional[str] = None  # why the measure has no condensed-list version (primes refused)
+    #: whether judging an unjudged retrieved document relevant (rather than nonrelevant) never
+    #: lowers the value (:func:`pdeval.bounds`): a bool, or a callable of the parsed Measure
+    #: for families where it depends on the parameters (recall only without a cutoff)
+    monotone: Union[bool, Callable[["Measure"], bool]] = False
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -85,6 +89,7 @@ def register(
     required: Sequence[str] = (),
     sparse: bool = False,
     no_prime: Optional[str] = None,
+    monotone: Union[bool, Callable[["Measure"], bool]] = False,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -93,6 +98,10 @@ def register(
     ``sparse=True`` declares that the kernel reads ranks only through ``Segments.rank`` /
     ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
     engine may leave those rows out. ``no_prime`` (a reason) refuses the prime / ``judged_only``.
+    ``monotone`` declares that the value never falls when an unjudged retrieved document is
+    judged relevant rather than nonrelevant, the documents joining the topic's qrels (True, or
+    a callable of the parsed :class:`Measure`); :func:`pdeval.bounds` relies on it, and
+    ``tests/test_boundary_bounds.py`` proves it by enumerating every judging of small cases.
     """
 
     def decorate(kernel: Kernel) -> Kernel:
@@ -114,6 +123,7 @@ def register(
             required=tuple(required),
             sparse=sparse,
             no_prime=no_prime,
+            monotone=monotone,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -155,6 +165,15 @@ class Measure:
         """Whether the kernel weighs tied documents alike (``ties="mean"``) and so needs to
         know which rows share a score (:attr:`Segments.ties`)."""
         return dict(self.params).get("ties") == "mean"
+
+    @property
+    def monotone(self) -> bool:
+        """Whether judging an unjudged retrieved document relevant rather than nonrelevant never
+        lowers the value (:attr:`MeasureSpec.monotone`). A prime is monotone when its measure
+        is: the condensed list of every judging holds the same documents, only their labels
+        differ."""
+        flag = self.spec.monotone
+        return bool(flag(self) if callable(flag) else flag)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
