@@ -35,8 +35,9 @@ from typing import Callable, Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.errors import ParseError, PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_qrels, as_result, as_run, variant_keys
+from pdeval.judgments.reduction import DESIGN_COLUMNS
 from pdeval.common.progress import progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
 
@@ -102,6 +103,10 @@ def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) 
             f"{what} must be one label set, but it has variant column(s) {keys}; select one variant "
             f"first, or drop the column(s) (e.g. qrels.drop(columns={keys!r}))"
         )
+    sampled = [c for c in DESIGN_COLUMNS if c in q.columns]
+    if sampled:  # merged or filled labels are no longer the sample these columns describe
+        raise SchemaError(f"{what} carries a sampling design ({', '.join(sampled)}) that merged or filled labels "
+                          f"would not follow; drop the column(s) to use the labels as plain judgments")
     columns = ["query_id", "doc_id", "relevance"]
     if SOURCE in q.columns:
         q = q.assign(source=q[SOURCE].astype(str))
@@ -730,9 +735,19 @@ def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "
 def _read_cache(path: Path) -> dict:
     if not path.exists():
         return {}
-    frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
-                        dtype={"query_id": str, "doc_id": str}, quoting=csv.QUOTE_NONE, keep_default_na=False)
-    return dict(zip(zip(frame["query_id"], frame["doc_id"]), frame["relevance"].astype(np.int64)))
+    try:
+        frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
+                            dtype=str, quoting=csv.QUOTE_NONE, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise ParseError(f"{path}: not a cache of fill_holes (query_id<TAB>doc_id<TAB>grade lines): {error}") from None
+    grade = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(grade) | (grade != np.round(grade)) | (frame["doc_id"] == "").to_numpy())
+    if len(bad):  # a cut or hand-edited line: say which, never truncate a grade
+        row = frame.iloc[bad[0]]
+        raise ParseError(f"{path}: line {int(bad[0]) + 1}: a cache line is 'query_id<TAB>doc_id<TAB>integer grade', "
+                         f"got {'<TAB>'.join(map(str, row.tolist()))!r} ({len(bad)} bad line(s)); fix or delete "
+                         "those lines (their pairs are asked again)")
+    return dict(zip(zip(frame["query_id"], frame["doc_id"]), grade.astype(np.int64)))
 
 
 def fill_holes(
