@@ -37,7 +37,7 @@ from pdeval.analysis.agreement import (
     merge_qrels,
 )
 from pdeval.evaluation.bounds import bounds
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.analysis.correlation import correlation_table, rank_correlation
 from pdeval.api import evaluate
 from pdeval.evaluation.results import summarize
 from pdeval.analysis.experiments import training_sensitivity
@@ -101,7 +101,6 @@ __all__ = [
     "reduce",
     "summarize",
     "swap_rates",
-    "system_means",
     "topic_set_size",
     "to_ranx",
     "training_sensitivity",

@@ -155,12 +155,6 @@ class IRAccessor:
         ``result.ir.plot.topic_distributions("AP")``, ``curve.ir.plot.robustness_curve()``."""
         return _Plots(self._frame)
 
-    def system_means(self, **options: Any) -> pd.DataFrame:
-        """``pdeval.system_means(result, **options)``: per-run means per measure and variant."""
-        from pdeval.analysis.correlation import system_means
-
-        return system_means(self._need("result", "system_means"), **options)
-
     def summarize(self, **options: Any) -> pd.DataFrame:
         """``pdeval.summarize(result, **options)``: per-run means."""
         from pdeval.evaluation.results import summarize

@@ -625,9 +625,9 @@ def leaderboards(
 
 def _ranked_means(result: pd.DataFrame, system: str, by: list[str]) -> pd.DataFrame:
     """Per-system means with a rank per (measure, by) group: descending mean, ties by name."""
-    from pdeval.analysis.correlation import system_means
+    from pdeval.evaluation.results import summarize
 
-    means = system_means(result, system=system, by=by)
+    means = summarize(result, system=system, by=by)
     means = means.loc[means["value"].notna()]
     means = means.sort_values(["measure", *by, "value", system], ascending=[True] * (1 + len(by)) + [False, True],
                               kind="stable")
@@ -662,7 +662,7 @@ def compare_leaderboards(
     """Compare the system ranking under every label set with the ranking under ``reference``.
 
     ``result`` is a result frame with a ``label_set`` column (:func:`leaderboards`). For each
-    measure and label set the per-system means (:func:`pdeval.system_means`) are compared with
+    measure and label set the per-system means (:func:`pdeval.summarize`) are compared with
     the reference label set's by :func:`pdeval.rank_correlation` (``methods``: ``tau_b``,
     ``tau_ap`` with the reference as the true ranking, ...) and by top-k overlap:
 

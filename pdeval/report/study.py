@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from pdeval.report import figures as plotting
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.analysis.correlation import correlation_table, rank_correlation
+from pdeval.evaluation.results import summarize
 from pdeval.errors import MeasureError, PdevalError, PdevalWarning
 from pdeval.evaluation.core import evaluate
 from pdeval.judgments.reduction import reduce
@@ -513,7 +514,7 @@ def report(
     stage(stages[0])
     full = evaluate(run, qrels, measures, complete=True)
     results["full"] = full
-    means = system_means(full)
+    means = summarize(full)
     wide = means.pivot(index="run", columns="measure", values="value")[measures]
     if bounds:
         from pdeval.evaluation.bounds import bounds as bounds_of, summarize_bounds
