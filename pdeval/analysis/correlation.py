@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
-from pdeval.evaluation.results import split_keys, summarize
+from pdeval.evaluation.results import require_systems, split_keys, summarize
 from pdeval.frames.canonical import as_result, result_keys
 
 __all__ = [
@@ -401,6 +401,7 @@ def rank_correlation(
             f"rankings have no 'sample' key (by={by_list})"
         )
     means = summarize(result, system=system, by=by_list)
+    require_systems(means, system, by_list, "rank_correlation")
     est, ref, shared = _prepare_reference(means, reference, system=system, by_list=by_list)
 
     ref_lookup: dict[tuple, pd.Series] = {}
@@ -506,6 +507,7 @@ def correlation_table(
     result = as_result(result)
     by_list, _ = split_keys(result, system=system)
     means = summarize(result, system=system, by=by_list)
+    require_systems(means, system, by_list, "correlation_table")
     if by_list and len(means[by_list].drop_duplicates()) > 1:
         raise SchemaError(
             f"correlation_table needs one ranking per measure, but the result has several "

@@ -26,7 +26,7 @@ from pdeval.errors import PdevalWarning, SchemaError, warn
 from pdeval.evaluation.bounds import summarize_bounds
 from pdeval.frames.canonical import as_result, result_keys
 
-__all__ = ["split_keys", "summarize", "ScoreMatrix", "score_matrices"]
+__all__ = ["split_keys", "summarize", "require_systems", "ScoreMatrix", "score_matrices"]
 
 
 def _listify(columns: Union[None, str, Iterable[str]]) -> Optional[list[str]]:
@@ -119,13 +119,11 @@ def summarize(
     Raises
     ------
     SchemaError
-        Not a result frame, an empty one, or a bad ``system``/``by``.
+        Not a result frame, or a bad ``system``/``by``.
     """
     if {"low", "high", "residual"} <= set(result.columns):
         return summarize_bounds(result, wide=wide)
-    result = as_result(result)
-    if result.empty:
-        raise SchemaError("summarize: the result frame has no rows; there is nothing to average")
+    result = as_result(result)  # (an empty result summarizes to an empty frame)
     by_list, _ = split_keys(result, system=system, by=by)
     groups = [system, *by_list, "measure"]
     values = pd.to_numeric(result["value"], errors="coerce").astype(np.float64)
@@ -143,6 +141,26 @@ def summarize(
         table.columns.name = None
         return table.reset_index()
     return summary
+
+
+def require_systems(means: pd.DataFrame, system: str, by: Sequence[str], what: str) -> None:
+    """Refuse per-system means (:func:`summarize`) in which a (measure, variant) ranking holds
+    fewer than two systems: there is no ranking to correlate.
+
+    Raises
+    ------
+    SchemaError
+        Naming the first such group and its systems.
+    """
+    counts = means.groupby(["measure", *by], sort=False, observed=True, dropna=False)[system].nunique()
+    few = counts[counts < 2]
+    if len(few):
+        key = few.index[0] if isinstance(few.index[0], tuple) else (few.index[0],)
+        names = means.loc[means["measure"] == key[0], system].unique()[:3].tolist()
+        raise SchemaError(
+            f"{what}: the ranking of measure {key[0]!r}" + (f" ({dict(zip(by, key[1:]))})" if by else "")
+            + f" holds {int(few.iloc[0])} system(s) {names}; a rank correlation needs at least two systems"
+        )
 
 
 @dataclass
@@ -168,7 +186,8 @@ def score_matrices(
     their order of first appearance (the "input order" of MEASURES.md E9/E10), topics are
     sorted. A duplicated (run, topic) or a missing / NaN cell raises
     :class:`~pdeval.errors.SchemaError` naming the first offending cells: paired methods
-    need every run evaluated on every topic (evaluate with ``complete=True``).
+    need every run evaluated on every topic (evaluate with ``complete=True``); so do fewer
+    than two systems or two topics in a group.
     """
     result = as_result(result)
     if "query_id" not in result.columns:
@@ -197,9 +216,14 @@ def _matrix(part: pd.DataFrame, measure: str, variant: dict, system: str) -> Sco
     run_codes, runs = pd.factorize(part[system], sort=False)
     topic_codes, topics = pd.factorize(part["query_id"], sort=True)
     m, n = len(runs), len(topics)
+    where = f"measure {measure!r}" + (f", {variant}" if variant else "")
+    if m < 2 or n < 2:  # no pair to compare, or no variation over topics to test against
+        raise SchemaError(
+            f"{where}: {m} system(s) x {n} topic(s) ({', '.join(map(repr, runs[:3]))} on "
+            f"{', '.join(map(repr, topics[:3]))}); the paired analyses need at least two systems and two topics"
+        )
     cell = run_codes.astype(np.int64) * n + topic_codes
     counts = np.bincount(cell, minlength=m * n)
-    where = f"measure {measure!r}" + (f", {variant}" if variant else "")
     if (counts > 1).any():
         bad = np.flatnonzero(counts > 1)[:3]
         raise SchemaError(
