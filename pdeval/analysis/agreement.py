@@ -94,8 +94,11 @@ def _pair_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
     return [codes[bounds[i] : bounds[i + 1]] for i in range(len(frames))]
 
 
-def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) -> pd.DataFrame:
-    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source]."""
+def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None, *, labels_only: bool = False
+                  ) -> pd.DataFrame:
+    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source].
+    A sampling design is refused (new qrels are built from these labels) unless
+    ``labels_only`` (the caller compares labels and builds no qrels)."""
     q = as_qrels(qrels)
     keys = variant_keys(q)
     if keys:
@@ -104,7 +107,7 @@ def _plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) 
             f"first, or drop the column(s) (e.g. qrels.drop(columns={keys!r}))"
         )
     sampled = [c for c in DESIGN_COLUMNS if c in q.columns]
-    if sampled:  # merged or filled labels are no longer the sample these columns describe
+    if sampled and not labels_only:  # merged or filled labels are no longer the sample these columns describe
         raise SchemaError(f"{what} carries a sampling design ({', '.join(sampled)}) that merged or filled labels "
                           f"would not follow; drop the column(s) to use the labels as plain judgments")
     columns = ["query_id", "doc_id", "relevance"]
@@ -480,7 +483,7 @@ def agreement(
 
     Undefined values (one grade only, no pairs) are NaN. Returns an :class:`Agreement`.
     """
-    ref = _plain_labels(reference, "the reference qrels")
+    ref = _plain_labels(reference, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
     long = map_grades(label_sets(others), grade_map)
     long = long.loc[long["relevance"].to_numpy() >= 0].reset_index(drop=True)
