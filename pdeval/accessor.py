@@ -48,7 +48,7 @@ class IRAccessor:
         return evaluate(self._need("run", "evaluate"), qrels, measures, **options)
 
     def bounds(self, qrels: pd.DataFrame, measures: Any, **options: Any) -> pd.DataFrame:
-        """``pdeval.bounds(run, qrels, measures, **options)``: low, high and residual per topic."""
+        """``pdeval.bounds(run, qrels, measures, **options)``: value, the two judgings, low, high, residual."""
         from pdeval.evaluation.bounds import bounds
 
         return bounds(self._need("run", "bounds"), qrels, measures, **options)

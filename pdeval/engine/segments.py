@@ -220,10 +220,14 @@ class Segments:
     # the masks they are given.
     def segment_of(self, at: np.ndarray) -> np.ndarray:
         """The segment of each row index in ``at``."""
+        if len(at) == len(self.rel):  # sorted distinct indices of every row: all rows, in order
+            return self.segment_of_row
         return self.segment_of_row[at]
 
     def rank_at(self, at: np.ndarray) -> np.ndarray:
         """1-based ranks of the rows ``at``."""
+        if len(at) == len(self.rel):
+            return self.rank
         if self.ranks is not None:
             return self.ranks[at]
         return at - self.offsets[self.segment_of(at)] + 1
@@ -231,6 +235,8 @@ class Segments:
     def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
         """For each row in ``at``, how many of the (sorted) row indices ``rows`` lie above it
         in its list: e.g. ``count_above(seg.nonrel_rows(), seg.relevant_rows())`` is na(i)."""
+        if rows is at and len(at) == len(self.rel) and self.ranks is None:  # all rows: the rank above
+            return self.rank - 1
         segment = self.segment_of(at)
         if rows is at:  # each row's place among the rows of its list: no search needed
             first = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
