@@ -146,3 +146,14 @@ def test_statistics_need_two_systems_and_two_topics(name, shape):
 def test_a_ranking_of_one_system_has_no_correlation(call):
     with pytest.raises(SchemaError, match="holds 1 system"):
         call(result(1, 5))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda r: pdeval.swap_rates(r, "AP", trials=2.5), "trials"),
+    (lambda r: pdeval.swap_rates(r, "AP", trials="10"), "trials"),
+    (lambda r: pdeval.tukey_hsd(r, "AP", B="100"), "B"),
+    (lambda r: pdeval.tukey_hsd(r, "AP", B=2.5), "B"),
+])
+def test_a_resample_count_that_is_not_an_integer_is_refused_by_name(call, name):
+    with pytest.raises(PdevalError, match=rf"{name} must be"):
+        call(result(4, 6))

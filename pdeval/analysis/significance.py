@@ -32,7 +32,7 @@ import pandas as pd
 from pdeval.evaluation.results import ScoreMatrix, score_matrices, split_keys  # noqa: F401 (shared)
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_result
-from pdeval.common.options import check_choice
+from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import progress_bar
 
 __all__ = [
@@ -193,9 +193,7 @@ def swap_counts(
             swaps += s
             count += k
         return swaps, count, total
-    total = int(trials)
-    if total < 1:
-        raise PdevalError(f"trials must be a positive integer, not {trials!r}")
+    total = check_int("trials", trials, 1)  # 2.5 or "10" would be truncated or raise a bare ValueError
     rng = _rng(seed)
     starts = range(0, total, chunk)
     for start in progress_bar(starts, enabled=progress, total=len(starts), desc="swap trials"):

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError
-from pdeval.common.options import check_choice
+from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import progress_bar
 from pdeval.analysis.significance import CHUNK_ELEMENTS, ZERO, Seed, _rng, baseline_pairs, score_matrices
 from pdeval.analysis.statistics.anova import fit_anova
@@ -125,9 +125,7 @@ def tukey_hsd(
     check_choice("method", method, ("randomised", "parametric"))
     if not 0 < alpha < 1:
         raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if method == "randomised" and int(B) < 1:
-        raise PdevalError(f"B must be a positive integer, got {B!r}")
-    B = int(B)
+    B = check_int("B", B, 1)  # a fraction would be truncated, a string raise a bare ValueError
     frames = []
     for group in score_matrices(result, measure, system=system):
         runs, scores = group.runs, group.scores
