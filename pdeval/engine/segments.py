@@ -237,17 +237,20 @@ class Segments:
         in its list: e.g. ``count_above(seg.nonrel_rows(), seg.relevant_rows())`` is na(i)."""
         if rows is at and len(at) == len(self.rel) and self.ranks is None:  # all rows: the rank above
             return self.rank - 1
+        if len(rows) == 0:
+            return np.zeros(len(at), dtype=np.int64)
         segment = self.segment_of(at)
         if rows is at:  # each row's place among the rows of its list: no search needed
             first = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
             return np.arange(len(at)) - np.repeat(first, np.diff(np.append(first, len(at))))
-        start = self.offsets[segment]
         if len(at) * 16 > len(self.rel):  # many rows asked: one pass over the rows beats two searches each
             before = np.zeros(len(self.rel) + 1, dtype=np.int32 if len(self.rel) < 2**31 else np.int64)
             before[np.asarray(rows) + 1] = 1
             np.cumsum(before, out=before)  # before[i]: how many of ``rows`` lie above row i
-            return (before[at] - before[start]).astype(np.int64)
-        return np.searchsorted(rows, at) - np.searchsorted(rows, start)
+            if len(at) == len(self.rel):  # all rows, in order
+                return (before[:-1] - before[self.start_of_row]).astype(np.int64)
+            return (before[at] - before[self.offsets[segment]]).astype(np.int64)
+        return np.searchsorted(rows, at) - np.searchsorted(rows, self.offsets[segment])
 
     def sum_at(self, at: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Per-segment sum of ``values`` given at the rows ``at`` (in row order)."""

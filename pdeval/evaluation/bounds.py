@@ -138,8 +138,9 @@ def bounds(
         judging = _Judging(whole, variant, group // max(ranked.n_topics, 1), len(ranked.systems),
                            _row_pairs(ranked, group, whole), unjudged, census)
         del whole
-        measured = functools.partial(_measured, judging=judging, parsed=parsed)  # both judgings at once
-        parts.append((variant, group, value, *threads.ordered(measured, [np.zeros_like(fill_level), fill_level])))
+        measured = functools.partial(_measured, judging=judging, parsed=parsed, value=value)
+        judgings = [(np.zeros_like(fill_level), True), (fill_level, False)]
+        parts.append((variant, group, value, *threads.ordered(measured, judgings)))  # both at once
     variant, group, value, nonrelevant, relevant = (np.concatenate(p) for p in zip(*parts))
     if engine.undefined == "zero":
         value, nonrelevant, relevant = (np.nan_to_num(v, nan=0.0) for v in (value, nonrelevant, relevant))
@@ -172,8 +173,8 @@ class _Judging:
     def __init__(self, seg: Segments, variant, system, n_systems, row_pair, unjudged: str, census: int):
         self.seg, self.variant, self.census = seg, variant, census
         self.layout = {name: getattr(seg, name) for name in ("lengths", "segment_of_row", "start_of_row", "rank")}
-        fill = {"all": seg.rel < 0, "absent": seg.rel == ABSENT, "pooled": seg.rel == POOLED}[unjudged]
-        self.fill_rows = np.flatnonzero(fill)
+        self.fill = {"all": seg.rel < 0, "absent": seg.rel == ABSENT, "pooled": seg.rel == POOLED}[unjudged]
+        self.fill_rows = np.flatnonzero(self.fill)
         self.fill_seg = seg.segment_of_row[self.fill_rows]
         self.fill_pair = row_pair[self.fill_rows]
         n_seg = seg.n_segments
@@ -184,9 +185,9 @@ class _Judging:
         self.copy_seg = np.repeat(np.arange(n_seg), self.n_copy)
         self.copy_within = _within(self.n_copy)
         self.copy_level = table.levels[np.repeat(table.offsets[seg.topic], self.n_copy) + self.copy_within]
-        self.fill_within = _within(self.n_fill)
         self.start = np.zeros(n_seg + 1, dtype=np.int64)
         np.cumsum(self.n_copy + self.n_fill, out=self.start[1:])
+        self.fill_base = self.start[self.fill_seg] + _within(self.n_fill)  # + the levels above the judged
         # collection-wide maxima (gain_max) per (variant, run): the variant's distinct levels
         # carried by one entry per (variant, run), which no list points to
         carrier_variant, carrier_level = _distinct_levels(table)
@@ -215,16 +216,21 @@ class _Judging:
         """The lists with their unjudged rows judged at ``levels[variant]`` (per qrels variant)."""
         seg, fill_seg = self.seg, self.fill_seg
         level_of_seg = levels[self.variant]
-        fill_level = level_of_seg[fill_seg]
-        rel = seg.rel.astype(np.result_type(seg.rel.dtype, np.min_scalar_type(int(levels.max(initial=0)))))
-        rel[self.fill_rows] = fill_level
+        single = len(np.unique(levels)) == 1  # (one qrels variant, or all at one level): no gathers
+        fill_level = levels[0] if single else level_of_seg[fill_seg]
+        kind = np.result_type(seg.rel.dtype, np.min_scalar_type(int(levels.max(initial=0))))
+        if single:
+            rel = np.where(self.fill, fill_level, seg.rel).astype(kind, copy=False)
+        else:
+            rel = seg.rel.astype(kind)
+            rel[self.fill_rows] = fill_level
         # each list's entry: its topic's levels (sorted descending) with the judged rows inserted
         below = self.copy_level < level_of_seg[self.copy_seg]
         at_or_above = np.bincount(self.copy_seg, weights=~below, minlength=seg.n_segments).astype(np.int64)
         copy_at = self.start[self.copy_seg] + self.copy_within + np.where(below, self.n_fill[self.copy_seg], 0)
         list_levels = np.empty(int(self.start[-1]), dtype=np.int64)
         list_levels[copy_at] = self.copy_level
-        list_levels[self.start[fill_seg] + at_or_above[fill_seg] + self.fill_within] = fill_level
+        list_levels[self.fill_base + at_or_above[fill_seg]] = fill_level
         design = seg.qrels.design
         table = QrelsTable(
             levels=np.concatenate([list_levels, self.carrier_levels]),
@@ -260,14 +266,21 @@ class _LazyDesign(Mapping):
         return len(self._built())
 
 
-def _measured(levels: np.ndarray, judging: _Judging, parsed: list) -> np.ndarray:
-    """Every measure on the lists judged at ``levels`` (segments x measures). A measure with
-    a cutoff reads the lists to the cutoff only (their qrels entries hold the rest), which
-    spares the long tails; not a prime, whose condensed list reaches further."""
-    filled = judging.segments(levels)
-    return np.column_stack([
-        m.compute(filled if m.cutoff is None or m.judged_only else filled.cut(m.cutoff)) for m in parsed
-    ])
+def _measured(judged: tuple, judging: _Judging, parsed: list, value: np.ndarray) -> np.ndarray:
+    """Every measure on the lists judged at ``levels`` (segments x measures), ``judged`` =
+    ``(levels, nonrelevant)``. A measure that counts unjudged documents as nonrelevant keeps
+    its ``value`` when they are judged nonrelevant. A measure with a cutoff reads the lists
+    to the cutoff only (their qrels entries hold the rest), which spares the long tails; not
+    a prime, whose condensed list reaches further."""
+    levels, nonrelevant = judged
+    todo = [i for i, m in enumerate(parsed) if not (nonrelevant and m.as_nonrelevant)]
+    out = value.copy()
+    if todo:
+        filled = judging.segments(levels)
+        for i in todo:
+            m = parsed[i]
+            out[:, i] = m.compute(filled if m.cutoff is None or m.judged_only else filled.cut(m.cutoff))
+    return out
 
 
 def _distinct_levels(table: QrelsTable) -> tuple[np.ndarray, np.ndarray]:

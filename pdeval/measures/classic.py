@@ -57,6 +57,7 @@ def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
 
 @register(
     "P",
+    as_nonrelevant=True,
     monotone=True,
     sparse=True,
     cutoff="required",
@@ -78,6 +79,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "Rprec",
+    as_nonrelevant=True,
     sparse=True,
     rel=True,
     aliases=("R-prec", "Rprecision"),
@@ -96,6 +98,7 @@ def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "AP",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="optional",
     rel=True,
@@ -122,6 +125,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 
 @register(
     "R",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="required",
     rel=True,
@@ -140,6 +144,7 @@ def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "RR",
+    as_nonrelevant=True,
     monotone=True,
     sparse=True,
     cutoff="optional",
@@ -183,6 +188,7 @@ def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[i
 
 @register(
     "nDCG",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="optional",
     gains=True,
@@ -308,6 +314,7 @@ def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
 
 @register(
     "NumRet",
+    as_nonrelevant=True,
     monotone=True,
     summary="number of documents retrieved (after depth)",
     unjudged="counted",
@@ -324,6 +331,7 @@ def num_ret(seg: Segments) -> np.ndarray:
 
 @register(
     "NumRel",
+    as_nonrelevant=True,
     monotone=True,
     sparse=True,
     rel=True,
@@ -342,6 +350,7 @@ def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    as_nonrelevant=True,
     monotone=True,
     sparse=True,
     rel=True,

@@ -56,6 +56,10 @@ class MeasureSpec:
     #: lowers the value (:func:`pdeval.bounds`): a bool, or a callable of the parsed Measure
     #: for families where it depends on the parameters (recall only without a cutoff)
     monotone: Union[bool, Callable[["Measure"], bool]] = False
+    #: whether the value treats an unjudged document exactly as a judged nonrelevant one (it
+    #: reads only relevant rows, ranks, R and the ideal list): then judging the unjudged
+    #: documents nonrelevant leaves it unchanged (:func:`pdeval.bounds` reuses the value)
+    as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -90,6 +94,7 @@ def register(
     sparse: bool = False,
     no_prime: Optional[str] = None,
     monotone: Union[bool, Callable[["Measure"], bool]] = False,
+    as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -102,6 +107,8 @@ def register(
     judged relevant rather than nonrelevant, the documents joining the topic's qrels (True, or
     a callable of the parsed :class:`Measure`); :func:`pdeval.bounds` relies on it, and
     ``tests/test_boundary_bounds.py`` proves it by enumerating every judging of small cases.
+    ``as_nonrelevant`` declares that unjudged documents count exactly as judged nonrelevant
+    ones (``tests/test_bounds.py`` checks it against qrels written out in full).
     """
 
     def decorate(kernel: Kernel) -> Kernel:
@@ -124,6 +131,7 @@ def register(
             sparse=sparse,
             no_prime=no_prime,
             monotone=monotone,
+            as_nonrelevant=as_nonrelevant,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -174,6 +182,13 @@ class Measure:
         differ."""
         flag = self.spec.monotone
         return bool(flag(self) if callable(flag) else flag)
+
+    @property
+    def as_nonrelevant(self) -> bool:
+        """Whether the value is the same when every unjudged document is judged nonrelevant
+        (:attr:`MeasureSpec.as_nonrelevant`); never for a prime, whose condensed list grows."""
+        flag = self.spec.as_nonrelevant
+        return not self.judged_only and bool(flag(self) if callable(flag) else flag)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]

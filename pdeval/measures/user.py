@@ -59,9 +59,9 @@ def unit_gains(seg: Segments, rel: Optional[int], gains: Gains, gain_max) -> np.
         return (seg.rel >= int(rel)).astype(np.float64)
     if gains and any(float(v) < 0 for v in gains.values()):
         level_gains(seg, gains)  # raises: negative gains
-    top = seg.per_row(collection_max(seg, gains, gain_max))
-    gain = seg.gain(gains)
-    return np.where(top > 0, gain / np.where(top > 0, top, 1.0), 0.0)
+    top = collection_max(seg, gains, gain_max)
+    # gain / G, and 0 where G = 0 (gain / inf): the same numbers as a masked division, in one pass
+    return seg.gain(gains) / seg.per_row(np.where(top > 0, top, np.inf))
 
 
 # ---- RBP ----------------------------------------------------------------------------------------
@@ -89,6 +89,7 @@ def rbp_weights(seg: Segments, p: float, cutoff: Optional[int], ties: str) -> np
 @register(
     "RBP",
     monotone=True,
+    as_nonrelevant=lambda measure: not measure.param("residual"),
     cutoff="optional",
     gains=True,
     params={"p": 0.8, "rel": None, "residual": False, "ties": "trec", "gain_max": None},
