@@ -136,11 +136,9 @@ def bounds(
         if whole is None:  # every measure read the judged rows only: the whole lists now
             whole = layout(ranked, judgments, chunk_variants, engine.complete, False)[2]
         judging = _Judging(whole, variant, group // max(ranked.n_topics, 1), len(ranked.systems),
-                           _row_pairs(ranked, group, whole), unjudged, census)
+                           functools.partial(_row_pairs, ranked, group, whole), unjudged, census)
         del whole
-        measured = functools.partial(_measured, judging=judging, parsed=parsed, value=value)
-        judgings = [(np.zeros_like(fill_level), True), (fill_level, False)]
-        parts.append((variant, group, value, *threads.ordered(measured, judgings)))  # both at once
+        parts.append((variant, group, value, *_measured(judging, parsed, value, fill_level)))
     variant, group, value, nonrelevant, relevant = (np.concatenate(p) for p in zip(*parts))
     if engine.undefined == "zero":
         value, nonrelevant, relevant = (np.nan_to_num(v, nan=0.0) for v in (value, nonrelevant, relevant))
@@ -170,13 +168,13 @@ class _Judging:
     entry of its own: its topic's judgments plus its judged rows. What does not depend on
     the level given to the judged rows is computed once, for both judgings."""
 
-    def __init__(self, seg: Segments, variant, system, n_systems, row_pair, unjudged: str, census: int):
+    def __init__(self, seg: Segments, variant, system, n_systems, row_pairs, unjudged: str, census: int):
         self.seg, self.variant, self.census = seg, variant, census
         self.layout = {name: getattr(seg, name) for name in ("lengths", "segment_of_row", "start_of_row", "rank")}
         self.fill = {"all": seg.rel < 0, "absent": seg.rel == ABSENT, "pooled": seg.rel == POOLED}[unjudged]
         self.fill_rows = np.flatnonzero(self.fill)
         self.fill_seg = seg.segment_of_row[self.fill_rows]
-        self.fill_pair = row_pair[self.fill_rows]
+        self.row_pairs = row_pairs  # (a callable: only a sampled estimator needs the pair codes)
         n_seg = seg.n_segments
         self.n_fill = np.bincount(self.fill_seg, minlength=n_seg)
         self.was_pooled = seg.rel[self.fill_rows] == POOLED
@@ -212,6 +210,12 @@ class _Judging:
             if "inclusion_prob" in self.info:
                 self.info["inclusion_prob"][absent_rows] = 1.0
 
+    def fill_pair(self) -> np.ndarray:
+        """The judgment-index pair code of every judged row."""
+        if not hasattr(self, "_fill_pair"):
+            self._fill_pair = self.row_pairs()[self.fill_rows]
+        return self._fill_pair
+
     def segments(self, levels: np.ndarray) -> Segments:
         """The lists with their unjudged rows judged at ``levels[variant]`` (per qrels variant)."""
         seg, fill_seg = self.seg, self.fill_seg
@@ -237,7 +241,7 @@ class _Judging:
             offsets=self.offsets,
             pooled=self.pooled,
             variant=self.entry_variant,
-            design=_LazyDesign(lambda: _judged_design(design, seg.topic, fill_seg, self.fill_pair, self.was_pooled,
+            design=_LazyDesign(lambda: _judged_design(design, seg.topic, fill_seg, self.fill_pair(), self.was_pooled,
                                                       level_of_seg, self.census)),
         )
         out = Segments(rel, seg.offsets, np.arange(seg.n_segments), table, info=self.info, ties=seg.ties)
@@ -266,20 +270,24 @@ class _LazyDesign(Mapping):
         return len(self._built())
 
 
-def _measured(judged: tuple, judging: _Judging, parsed: list, value: np.ndarray) -> np.ndarray:
-    """Every measure on the lists judged at ``levels`` (segments x measures), ``judged`` =
-    ``(levels, nonrelevant)``. A measure that counts unjudged documents as nonrelevant keeps
-    its ``value`` when they are judged nonrelevant. A measure with a cutoff reads the lists
-    to the cutoff only (their qrels entries hold the rest), which spares the long tails; not
-    a prime, whose condensed list reaches further."""
-    levels, nonrelevant = judged
-    todo = [i for i, m in enumerate(parsed) if not (nonrelevant and m.as_nonrelevant)]
-    out = value.copy()
-    if todo:
-        filled = judging.segments(levels)
-        for i in todo:
-            m = parsed[i]
-            out[:, i] = m.compute(filled if m.cutoff is None or m.judged_only else filled.cut(m.cutoff))
+def _measured(judging: _Judging, parsed: list, value: np.ndarray, fill_level: np.ndarray) -> list[np.ndarray]:
+    """Every measure (segments x measures) under the nonrelevant and the relevant judging,
+    the measures computed on threads (numpy releases the GIL). A measure that counts unjudged
+    documents as nonrelevant keeps its ``value`` under the nonrelevant judging. A measure with
+    a cutoff reads the lists to the cutoff only (their qrels entries hold the rest), which
+    spares the long tails; not a prime, whose condensed list reaches further."""
+    tasks = [(1, i) for i in range(len(parsed))]
+    tasks = [(0, i) for i, m in enumerate(parsed) if not m.as_nonrelevant] + tasks
+    segments = {0: judging.segments(np.zeros_like(fill_level)) if tasks[0][0] == 0 else None,
+                1: judging.segments(fill_level)}
+
+    def compute(task: tuple) -> np.ndarray:
+        filled, m = segments[task[0]], parsed[task[1]]
+        return m.compute(filled if m.cutoff is None or m.judged_only else filled.cut(m.cutoff))
+
+    out = [value.copy(), value.copy()]
+    for (kind, i), values in zip(tasks, threads.ordered(compute, tasks)):
+        out[kind][:, i] = values
     return out
 
 
