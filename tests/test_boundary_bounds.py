@@ -212,3 +212,23 @@ def test_bad_parameters_are_refused_by_name(options, message):
 def test_an_empty_run_is_refused_as_evaluate_refuses_it():
     with pytest.raises(PdevalError, match="the run frame is empty"):
         pdeval.bounds(RUN.iloc[:0], QRELS, "AP")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_collections(), st.sampled_from(["all", "absent", "pooled"]), st.booleans())
+def test_lists_judged_in_blocks_give_the_values_of_one_block(collection, unjudged, complete):
+    """``bounds`` judges the lists in blocks of about BLOCK_ROWS rows; blocks of 3 rows (most
+    lists alone, some blocks of several) give what one block gives."""
+    from pdeval.evaluation import bounds as module
+
+    run, qrels = collection
+    measures = ["AP", "Bpref", "infAP", "xinfAP", "nDCG@3", "RBP", "rpref_N", "P'@2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = pdeval.bounds(run, qrels, measures, unjudged=unjudged, complete=complete)
+        saved, module.BLOCK_ROWS = module.BLOCK_ROWS, 3
+        try:
+            blocks = pdeval.bounds(run, qrels, measures, unjudged=unjudged, complete=complete)
+        finally:
+            module.BLOCK_ROWS = saved
+    pd.testing.assert_frame_equal(blocks, whole)
