@@ -45,9 +45,9 @@ to judge, hence a zero residual.
 documents (the weight of the unjudged ranks); ``RBP(residual=True)`` also counts the ranks
 beyond the list.
 
-All runs, topics and qrels variants are ranked once; each (run, topic) list is measured
-three times (as given, and under the two judgings) with qrels tables built by array
-operations from the topic's judgments and the list's unjudged rows.
+All runs, topics and qrels variants are ranked once; each (run, topic) list is measured as
+given and under the two judgings, with qrels tables built by array operations from the
+topic's judgments and the list's unjudged rows, in blocks of lists (:data:`BLOCK_ROWS`).
 """
 
 from __future__ import annotations
