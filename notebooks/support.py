@@ -90,7 +90,7 @@ def collection(name: str, *, sample: str = "clef2018"):
         print(f"note: {len(dropped)} runs repeat documents within a topic; the first line of each was kept "
               f"(policy 'first', as pytrec_eval does; trec_eval refuses such runs)")
     if top:
-        means = pdeval.system_means(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
+        means = pdeval.summarize(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
         keep = means.nlargest(int(top), "value")["run"]
         data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
     return data, name

@@ -34,7 +34,7 @@ from pdeval.analysis.agreement import agreement
 from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
 from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
 from pdeval.evaluation.bounds import bounds
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.analysis.correlation import correlation_table, rank_correlation
 from pdeval.api import evaluate
 from pdeval.evaluation.results import summarize
 from pdeval.analysis.estimates import estimate
@@ -126,7 +126,6 @@ __all__ = [
     "standardize",
     "summarize",
     "swap_rates",
-    "system_means",
     "topic_set_size",
     "to_ranx",
     "training_sensitivity",

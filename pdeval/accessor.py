@@ -20,7 +20,7 @@ from typing import Callable, Optional, Sequence
 import pandas as pd
 
 from pdeval.analysis.agreement import agreement
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.analysis.correlation import correlation_table, rank_correlation
 from pdeval.analysis.experiments import training_sensitivity
 from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
 from pdeval.analysis.estimates import estimate
@@ -61,7 +61,7 @@ METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
     ),
     ("qrels",): (reduce, merge_qrels, agreement, map_grades, label_sets, write_qrels),
     ("result",): (
-        summarize, system_means, rank_correlation, correlation_table, compare_leaderboards,
+        summarize, rank_correlation, correlation_table, compare_leaderboards,
         leaderboard_changes, swap_rates, discriminative_power, compare, tukey_hsd, anova,
         topic_set_size, training_sensitivity, experiment, write_trec_eval, standardize, zscore_table,
     ),

@@ -67,12 +67,19 @@ def check(run, qrels, measures, *, tol=1e-12, **options):
     got = pdeval.bounds(run, qrels, measures, **options)
     low = pdeval.evaluate(run, qrels, measures, **{k: v for k, v in options.items() if k not in ("unjudged", "grade")})
     high = brute_force(run, qrels, measures, **options)
+    nonrelevant = brute_force(run, qrels, measures, **{**options, "grade": 0})
     keys = ["run", "query_id", "measure"]
     assert len(got) == len(low) == len(high)
-    merged = got.merge(low, on=keys).merge(high.rename(columns={"value": "expected_high"}), on=keys)
+    merged = (got.rename(columns={"value": "got_value"}).merge(low, on=keys)
+              .merge(high.rename(columns={"value": "expected_high"}), on=keys)
+              .merge(nonrelevant.rename(columns={"value": "expected_nonrelevant"}), on=keys))
     assert len(merged) == len(got)
-    np.testing.assert_allclose(merged["low"], merged["value"], atol=tol, rtol=0)
-    np.testing.assert_allclose(merged["high"], merged["expected_high"], atol=tol, rtol=0, equal_nan=True)
+    np.testing.assert_allclose(merged["got_value"], merged["value"], atol=tol, rtol=0, equal_nan=True)
+    np.testing.assert_allclose(merged["if_relevant"], merged["expected_high"], atol=tol, rtol=0, equal_nan=True)
+    np.testing.assert_allclose(merged["if_nonrelevant"], merged["expected_nonrelevant"], atol=tol, rtol=0,
+                               equal_nan=True)
+    np.testing.assert_array_equal(merged["low"], np.fmin(merged["if_nonrelevant"], merged["if_relevant"]))
+    np.testing.assert_array_equal(merged["high"], np.fmax(merged["if_nonrelevant"], merged["if_relevant"]))
     np.testing.assert_allclose(merged["residual"], merged["high"] - merged["low"], atol=0, rtol=0, equal_nan=True)
     return got
 
@@ -82,8 +89,9 @@ def test_worked_example():
     qrels = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": list("abcx"), "relevance": [2, -1, 0, 1]})
     got = pdeval.bounds(run, qrels, ["AP", "P@2", "RBP(p=0.5)"]).set_index("measure")
     # filled: b (pooled) and d (absent) relevant, R = 4: AP = (1 + 1 + 3/4) / 4
-    assert got.loc["AP", "low"] == pytest.approx(0.5, abs=1e-15)
-    assert got.loc["AP", "high"] == pytest.approx(2.75 / 4, abs=1e-15)
+    assert got.loc["AP", "low"] == got.loc["AP", "value"] == pytest.approx(0.5, abs=1e-15)
+    assert got.loc["AP", "high"] == got.loc["AP", "if_relevant"] == pytest.approx(2.75 / 4, abs=1e-15)
+    assert not got.loc["AP", "monotone"] and got.loc["P@2", "monotone"]
     assert got.loc["P@2", "residual"] == pytest.approx(0.5, abs=1e-15)
     assert got.loc["RBP(p=0.5)", "high"] == pytest.approx(0.5 + 0.25 + 0.0625, abs=1e-15)
     only_absent = pdeval.bounds(run, qrels, "AP", unjudged="absent").iloc[0]
@@ -225,7 +233,8 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     run = clef.runs[clef.runs["run"].isin(sorted(clef.runs["run"].unique())[:4])]
     qrels = clef.partial_qrels
     frame = run.ir.bounds(qrels, ["P@10", "RBP"], duplicates="first")
-    assert list(frame.columns) == ["run", "query_id", "measure", "low", "high", "residual"]
+    assert list(frame.columns) == ["run", "query_id", "measure", "value", "if_nonrelevant", "if_relevant", "low",
+                                   "high", "residual", "monotone"]
     fig = plotting.bound_intervals(frame, "P@10")
     fig.savefig(tmp_path / "bounds.png")
     assert len(fig.axes[0].get_yticklabels()) == 4

@@ -12,6 +12,7 @@ import scipy.stats as st
 from hypothesis import assume, given, settings
 from hypothesis import strategies as hs
 
+from pdeval.evaluation.results import summarize
 from pdeval.analysis.correlation import (
     correlation_table,
     kendall_tau,
@@ -19,7 +20,6 @@ from pdeval.analysis.correlation import (
     rank_correlation,
     rms_error,
     spearman,
-    system_means,
     tau_ap,
     tau_significance,
 )
@@ -252,7 +252,7 @@ def test_degenerate_inputs_give_nan():
 # --------------------------------------------------------------------------------------
 
 
-def test_system_means_per_variant():
+def test_summarize_per_variant():
     frame = pd.DataFrame(
         {
             "run": ["a", "a", "b", "b", "a", "a"],
@@ -263,14 +263,14 @@ def test_system_means_per_variant():
         }
     )
     with pytest.warns(PdevalWarning, match="NaN"):
-        means = system_means(frame)
+        means = summarize(frame)
     means = means.set_index(["run", "level"])
     assert means.loc[("a", 10), "value"] == pytest.approx(0.3, abs=TOL)
     assert means.loc[("b", 10), "value"] == pytest.approx(0.1, abs=TOL)
     assert means.loc[("a", 50), "value"] == pytest.approx(0.5, abs=TOL)
-    assert means.loc[("a", 50), "n_topics"] == 1
-    assert means.loc[("a", 50), "n_skipped"] == 1
-    pooled = system_means(frame.dropna(), by=[]).set_index("run")
+    assert means.loc[("a", 50), "topics"] == 1
+    assert means.loc[("a", 50), "undefined"] == 1
+    pooled = summarize(frame.dropna(), by=[]).set_index("run")
     assert pooled.loc["a", "value"] == pytest.approx((0.2 + 0.4 + 0.5) / 3, abs=TOL)
 
 

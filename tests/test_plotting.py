@@ -104,8 +104,8 @@ def test_estimated_vs_actual_writes_rms_tau_rho(study, tmp_path):
     ax = grid.axes.flat[titles.index(infap)]
     assert ax.get_xlabel() == "actual mean (full judgments)" and ax.get_ylabel() == "estimated mean"
     text = ax.texts[0].get_text()
-    est = pdeval.system_means(estimated[estimated.measure == "infAP"]).groupby("run")["value"].mean()
-    act = pdeval.system_means(actual).set_index("run")["value"].loc[est.index]
+    est = pdeval.summarize(estimated[estimated.measure == "infAP"]).groupby("run")["value"].mean()
+    act = pdeval.summarize(actual).set_index("run")["value"].loc[est.index]
     from pdeval.analysis.correlation import kendall_tau, pearson, rms_error
 
     assert f"RMS = {rms_error(est, act):.4f}" in text
@@ -114,10 +114,10 @@ def test_estimated_vs_actual_writes_rms_tau_rho(study, tmp_path):
     assert "averaged over 3 samples" in grid.figure._suptitle.get_text()
 
 
-def test_estimated_vs_actual_takes_system_means_and_matches_by_name(study, tmp_path):
+def test_estimated_vs_actual_takes_summarized_means_and_matches_by_name(study, tmp_path):
     red, full = study["reduced"], study["full"]
     estimated = pdeval.summarize(red[(red.level == 50) & (red["sample"] == 0)])
-    grid = plotting.estimated_vs_actual(estimated, pdeval.system_means(full))
+    grid = plotting.estimated_vs_actual(estimated, pdeval.summarize(full))
     render(grid, tmp_path / "means.png")
     assert sorted(ax.get_title().replace("\n", " ") for ax in grid.axes.flat) == sorted(
         f"{m} against full-judgment {m}, 50 % of judgments" for m in MEASURES)
@@ -188,7 +188,7 @@ def test_topic_distributions(study, tmp_path):
     assert ax.get_xlabel() == "AP per topic"
     assert ax.get_title() == "Per-topic AP of each run (12 topics)"
     names = [t.get_text().replace("\n", "") for t in ax.get_yticklabels()]
-    means = pdeval.system_means(study["full"][study["full"].measure == "AP"]).set_index("run")["value"]
+    means = pdeval.summarize(study["full"][study["full"].measure == "AP"]).set_index("run")["value"]
     assert names == list(means.sort_values(ascending=False).index)
     assert max(len(line) for t in ax.get_yticklabels() for line in t.get_text().split("\n")) <= 32
     with pytest.raises(SchemaError, match="several variants"):

@@ -61,7 +61,7 @@ def test_every_file_is_written(written):
 def test_tables_hold_what_the_functions_return(data, written):
     out, tables = written
     full = pdeval.evaluate(data["run"], data["qrels"], MEASURES, complete=True)
-    means = pdeval.system_means(full).pivot(index="run", columns="measure", values="value")
+    means = pdeval.summarize(full).pivot(index="run", columns="measure", values="value")
     csv = pd.read_csv(out / "full_means.csv").set_index("run")
     assert list(csv.columns) == MEASURES
     np.testing.assert_allclose(csv.loc[means.index, MEASURES].to_numpy(), means[MEASURES].to_numpy(), rtol=1e-12)

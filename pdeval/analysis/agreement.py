@@ -212,7 +212,7 @@ def agreement(
     SchemaError
         No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="raise"``.
     """
-    ref = plain_labels(qrels, "the reference qrels")
+    ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
     long = map_grades(label_sets(others), grade_map)
     long = long.loc[long["relevance"].to_numpy() >= 0].reset_index(drop=True)

@@ -3,7 +3,7 @@
 A *system ranking* is the vector of per-run means of one measure on one qrels variant.
 The functions here compute those means from a tidy result frame and compare them:
 
-* :func:`system_means` -- per-run means, tidy;
+* per-run means come from :func:`pdeval.summarize` (:mod:`pdeval.evaluation.results`);
 * :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, Spearman,
   Pearson and RMS error between the means of every (measure, variant) group of a result
   frame and a reference ranking (full judgments, or another measure);
@@ -41,11 +41,11 @@ from pdeval.analysis.coefficients import (
     tau_significance,
 )
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.evaluation.results import require_systems, split_keys, summarize
 from pdeval.frames.canonical import as_result, result_keys
 
 __all__ = [
     "METHODS",
-    "system_means",
     "rank_correlation",
     "correlation_table",
     "kendall_tau",
@@ -63,78 +63,6 @@ MissingPolicy = Literal["warn", "raise"]
 # ---------------------------------------------------------------------------------------
 # frames
 # ---------------------------------------------------------------------------------------
-
-
-def _listify(columns: Union[None, str, Iterable[str]]) -> Optional[list[str]]:
-    if columns is None:
-        return None
-    if isinstance(columns, str):
-        return [columns]
-    return list(columns)
-
-
-def split_keys(
-    result: pd.DataFrame, *, system: str = "run", by: Union[None, str, Iterable[str]] = None
-) -> tuple[list[str], list[str]]:
-    """The ``by`` (ranking-defining) and averaged-over key columns of a result frame.
-
-    ``by`` defaults to every key column other than ``system`` and ``query_id``. Returns
-    ``(by, averaged)``; ``averaged`` always holds ``query_id`` when present.
-    """
-    keys = result_keys(result)
-    if system not in keys:
-        raise SchemaError(
-            f"the result frame has no system column {system!r}; its key columns are {keys}. "
-            f"Pass system= to name the column that identifies a system."
-        )
-    by_list = _listify(by)
-    if by_list is None:
-        by_list = [k for k in keys if k not in (system, "query_id")]
-    else:
-        unknown = [k for k in by_list if k not in keys]
-        if unknown:
-            raise SchemaError(f"by= names column(s) {unknown} that are not key columns of the result {keys}")
-        if system in by_list or "query_id" in by_list:
-            raise SchemaError(f"by= must not contain the system column {system!r} or 'query_id'")
-    averaged = [k for k in keys if k not in by_list and k != system]
-    return by_list, averaged
-
-
-def system_means(
-    result: pd.DataFrame,
-    *,
-    by: Union[None, str, Iterable[str]] = None,
-    system: str = "run",
-) -> pd.DataFrame:
-    """Per-system means of every measure, per variant (MAP = mean AP over topics, etc.).
-
-    ``mean_{t} value(system, t)`` for each (``system``, ``measure``, ``by``...) group, where
-    ``by`` defaults to every key column other than ``system`` and ``query_id`` (``level``,
-    ``sample``, a swept parameter...). Key columns outside ``by`` are averaged over with the
-    topics. NaN values (undefined topics under ``undefined="nan"``) are skipped, counted in
-    ``n_skipped`` and warned about (MEASURES.md 0.5).
-
-    Returns a tidy frame with columns ``system``, ``measure``, ``by``..., ``value``,
-    ``n_topics`` (values averaged) and ``n_skipped``.
-    """
-    result = as_result(result)
-    by_list, _ = split_keys(result, system=system, by=by)
-    groups = [system, "measure", *by_list]
-    values = pd.to_numeric(result["value"], errors="coerce").astype(np.float64)
-    frame = result[groups].assign(value=values, _nan=values.isna())
-    grouped = frame.groupby(groups, dropna=False, sort=True, observed=True)
-    out = grouped.agg(value=("value", "mean"), n_topics=("value", "count"), n_skipped=("_nan", "sum")).reset_index()
-    out["n_skipped"] = out["n_skipped"].astype(np.int64)
-    out["n_topics"] = out["n_topics"].astype(np.int64)
-    skipped = int(out["n_skipped"].sum())
-    if skipped:
-        warnings.warn(
-            f"system_means: {skipped} NaN value(s) skipped in {int((out['n_skipped'] > 0).sum())} "
-            f"(system, measure, variant) group(s); see the n_skipped column",
-            PdevalWarning,
-            stacklevel=2,
-        )
-    return out
 
 
 def _group_items(frame: pd.DataFrame, columns: list[str]) -> Iterator[tuple[tuple, pd.DataFrame]]:
@@ -195,7 +123,7 @@ def _prepare_reference(
                 f"rankings (by={by_list}) do not have; filter the reference to one {k}"
             )
     shared = [k for k in ref_by if k in by_list]
-    ref = system_means(ref_frame.drop(columns=extra), system=system, by=shared)
+    ref = summarize(ref_frame.drop(columns=extra), system=system, by=shared)
     ref_measures = list(pd.unique(ref["measure"]))
     if len(ref_measures) == 1:
         est = result_means.assign(reference=ref_measures[0])
@@ -224,7 +152,7 @@ def rank_correlation(
     """Compare the system ranking of every (measure, variant) group with a reference ranking.
 
     For each group of ``result`` (``measure`` x ``by`` keys, e.g. level and sample of a
-    qrels reduction) the per-system means (:func:`system_means`) are the *estimate*; they
+    qrels reduction) the per-system means (:func:`pdeval.summarize`) are the *estimate*; they
     are compared with the *reference* means by each statistic of ``methods``:
 
     ``tau_a``, ``tau_b``
@@ -242,7 +170,7 @@ def rank_correlation(
       measure, every measure of ``result`` is compared with it; otherwise measures are
       matched by name. Its variant columns that ``result`` also has in ``by`` are matched
       (so a per-level reference is compared level by level); any other column must be
-      single-valued. It is averaged per system with :func:`system_means`.
+      single-valued. It is averaged per system with :func:`pdeval.summarize`.
     * a measure name: each other measure of ``result`` is compared with that measure in the
       same variant group (e.g. ``"AP"`` to correlate bpref with AP on the same reduced qrels).
 
@@ -281,7 +209,8 @@ def rank_correlation(
             "aggregate=True averages the statistics over the 'sample' column, but the result "
             f"rankings have no 'sample' key (by={by_list})"
         )
-    means = system_means(result, system=system, by=by_list)
+    means = summarize(result, system=system, by=by_list)
+    require_systems(means, system, by_list, "rank_correlation")
     est, ref, shared = _prepare_reference(means, reference, system=system, by_list=by_list)
 
     ref_lookup: dict[tuple, pd.Series] = {}
@@ -420,7 +349,8 @@ def correlation_table(
             raise PdevalError(f"unknown comparison method {method!r}; choose from {list(METHODS)}")
     result = as_result(result)
     by_list, _ = split_keys(result, system=system)
-    means = system_means(result, system=system, by=by_list)
+    means = summarize(result, system=system, by=by_list)
+    require_systems(means, system, by_list, "correlation_table")
     if by_list and len(means[by_list].drop_duplicates()) > 1:
         raise SchemaError(
             f"correlation_table needs one ranking per measure, but the result has several "

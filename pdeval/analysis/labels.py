@@ -32,7 +32,8 @@ from pdeval.common.options import check_int
 from pdeval.common.progress import check_progress, progress_bar
 from pdeval.common.docs import shared_docs
 from pdeval.engine.ranking import ScorePrecision, rank_run
-from pdeval.errors import PdevalError, SchemaError
+from pdeval.judgments.reduction import DESIGN_COLUMNS
+from pdeval.errors import ParseError, PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
 
 __all__ = [
@@ -72,8 +73,11 @@ def pair_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
     return [codes[bounds[i] : bounds[i + 1]] for i in range(len(frames))]
 
 
-def plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) -> pd.DataFrame:
-    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source]."""
+def plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None, *, labels_only: bool = False
+                 ) -> pd.DataFrame:
+    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source].
+    A sampling design is refused (new qrels are built from these labels) unless
+    ``labels_only`` (the caller compares labels and builds no qrels)."""
     q = as_qrels(qrels)
     keys = variant_keys(q)
     if keys:
@@ -81,6 +85,10 @@ def plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None) -
             f"{what} must be one label set, but it has variant column(s) {keys}; select one variant "
             f"first, or drop the column(s) (e.g. qrels.drop(columns={keys!r}))"
         )
+    sampled = [c for c in DESIGN_COLUMNS if c in q.columns]
+    if sampled and not labels_only:  # merged or filled labels are no longer the sample these columns describe
+        raise SchemaError(f"{what} carries a sampling design ({', '.join(sampled)}) that merged or filled labels "
+                          f"would not follow; drop the column(s) to use the labels as plain judgments")
     columns = ["query_id", "doc_id", "relevance"]
     if SOURCE in q.columns:
         q = q.assign(source=q[SOURCE].astype(str))
@@ -401,9 +409,19 @@ def judged_by_source(
 def _read_cache(path: Path) -> dict:
     if not path.exists():
         return {}
-    frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
-                        dtype={"query_id": str, "doc_id": str}, quoting=csv.QUOTE_NONE, keep_default_na=False)
-    return dict(zip(zip(frame["query_id"], frame["doc_id"]), frame["relevance"].astype(np.int64)))
+    try:
+        frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
+                            dtype=str, quoting=csv.QUOTE_NONE, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise ParseError(f"{path}: not a cache of fill_holes (query_id<TAB>doc_id<TAB>grade lines): {error}") from None
+    grade = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(grade) | (grade != np.round(grade)) | (frame["doc_id"] == "").to_numpy())
+    if len(bad):  # a cut or hand-edited line: say which, never truncate a grade
+        row = frame.iloc[bad[0]]
+        raise ParseError(f"{path}: line {int(bad[0]) + 1}: a cache line is 'query_id<TAB>doc_id<TAB>integer grade', "
+                         f"got {'<TAB>'.join(map(str, row.tolist()))!r} ({len(bad)} bad line(s)); fix or delete "
+                         "those lines (their pairs are asked again)")
+    return dict(zip(zip(frame["query_id"], frame["doc_id"]), grade.astype(np.int64)))
 
 
 @shared_docs

@@ -14,7 +14,8 @@ from typing import Literal, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.correlation import rank_correlation, system_means
+from pdeval.analysis.correlation import rank_correlation
+from pdeval.evaluation.results import summarize
 from pdeval.analysis.labels import LABEL_SET, GradeMap, LabelSets, label_sets, map_grades
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.errors import PdevalError, SchemaError
@@ -68,7 +69,7 @@ def leaderboards(
 
 def _ranked_means(result: pd.DataFrame, system: str, by: list[str]) -> pd.DataFrame:
     """Per-system means with a rank per (measure, by) group: descending mean, ties by name."""
-    means = system_means(result, system=system, by=by)
+    means = summarize(result, system=system, by=by)
     means = means.loc[means["value"].notna()]
     means = means.sort_values(["measure", *by, "value", system], ascending=[True] * (1 + len(by)) + [False, True],
                               kind="stable")
@@ -103,7 +104,7 @@ def compare_leaderboards(
     """Compare the system ranking under every label set with the ranking under ``reference``.
 
     ``result`` is a result frame with a ``label_set`` column (:func:`leaderboards`). For each
-    measure and label set the per-system means (:func:`pdeval.system_means`) are compared with
+    measure and label set the per-system means (:func:`pdeval.summarize`) are compared with
     the reference label set's by :func:`pdeval.rank_correlation` (``methods``: ``tau_b``,
     ``tau_ap`` with the reference as the true ranking, ...) and by top-k overlap:
 

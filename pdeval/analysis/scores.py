@@ -11,15 +11,12 @@ runs x topics, see :func:`score_matrices`). Run pairs are chosen here too
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
-import pandas as pd
 
-from pdeval.analysis.correlation import split_keys
+from pdeval.evaluation.results import ScoreMatrix, score_matrices  # noqa: F401  (the toolkit's; re-exported)
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.frames.canonical import as_result
 
 __all__ = ["CHUNK_ELEMENTS", "ZERO", "ScoreMatrix", "baseline_pairs", "pair_indices", "score_matrices"]
 
@@ -27,76 +24,6 @@ __all__ = ["CHUNK_ELEMENTS", "ZERO", "ScoreMatrix", "baseline_pairs", "pair_indi
 ZERO = 1e-12
 #: target number of float64 elements of one chunk of a vectorised computation (~32 MB)
 CHUNK_ELEMENTS = 4_000_000
-
-
-@dataclass
-class ScoreMatrix:
-    """Per-topic values of one (measure, variant) group: ``scores[i, j]`` = run i on topic j."""
-
-    measure: str
-    variant: dict
-    runs: list
-    topics: list
-    scores: np.ndarray
-
-
-def score_matrices(
-    result: pd.DataFrame,
-    measures: Union[None, str, Sequence[str]] = None,
-    *,
-    system: str = "run",
-) -> Iterator[ScoreMatrix]:
-    """Yield the runs x topics score matrix of every (measure, variant) group of ``result``.
-
-    Variant keys are every key column other than ``system`` and ``query_id``. Runs keep
-    their order of first appearance (the "input order" of MEASURES.md E9/E10), topics are
-    sorted. A duplicated (run, topic) or a missing / NaN cell raises
-    :class:`~pdeval.errors.SchemaError` naming the first offending cells: paired methods
-    need every run evaluated on every topic (evaluate with ``complete=True``).
-    """
-    result = as_result(result)
-    if "query_id" not in result.columns:
-        raise SchemaError("this analysis needs per-topic values: the result frame has no 'query_id' column")
-    by_list, _ = split_keys(result, system=system)
-    if measures is not None:
-        wanted = [measures] if isinstance(measures, str) else list(measures)
-        present = set(pd.unique(result["measure"]))
-        missing = [m for m in wanted if m not in present]
-        if missing:
-            raise SchemaError(f"measure(s) {missing} are not in the result; it has {sorted(present, key=str)}")
-        result = result[result["measure"].isin(wanted)]
-        order = {m: i for i, m in enumerate(wanted)}
-    else:
-        order = {m: i for i, m in enumerate(pd.unique(result["measure"]))}
-    items = list(result.groupby(["measure", *by_list], dropna=False, sort=True, observed=True))
-    items.sort(key=lambda kv: order[kv[0][0] if isinstance(kv[0], tuple) else kv[0]])
-    for key, part in items:
-        key = key if isinstance(key, tuple) else (key,)
-        measure, variant = key[0], dict(zip(by_list, key[1:]))
-        run_codes, runs = pd.factorize(part[system], sort=False)
-        topic_codes, topics = pd.factorize(part["query_id"], sort=True)
-        m, n = len(runs), len(topics)
-        cell = run_codes.astype(np.int64) * n + topic_codes
-        counts = np.bincount(cell, minlength=m * n)
-        where = f"measure {measure!r}" + (f", {variant}" if variant else "")
-        if (counts > 1).any():
-            bad = np.flatnonzero(counts > 1)[:3]
-            raise SchemaError(
-                f"{where}: {int((counts > 1).sum())} (run, topic) cell(s) have several values, first: "
-                + ", ".join(f"({runs[c // n]!r}, {topics[c % n]!r})" for c in bad)
-                + ". Is a variant key column missing?"
-            )
-        scores = np.full(m * n, np.nan)
-        scores[cell] = pd.to_numeric(part["value"], errors="coerce").to_numpy(np.float64)
-        if np.isnan(scores).any():
-            bad = np.flatnonzero(np.isnan(scores))
-            raise SchemaError(
-                f"{where}: {bad.size} (run, topic) cell(s) are missing or NaN, first: "
-                + ", ".join(f"({runs[c // n]!r}, {topics[c % n]!r})" for c in bad[:3])
-                + ". Paired analyses need every run on every topic (evaluate with complete=True, "
-                "undefined='zero', or drop those runs/topics)."
-            )
-        yield ScoreMatrix(measure, variant, list(runs), list(topics), scores.reshape(m, n))
 
 
 def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -106,8 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--run-from", choices=("file", "tag"), default="file",
                     help="name runs by file, or by the tag column (several runs in one file)")
     ev.add_argument("--bounds", action="store_true",
-                    help="add the columns high and residual: each value with the unjudged retrieved documents "
-                         "judged relevant at the top grade (pdeval.evaluation.bounds)")
+                    help="add the columns high and residual: the larger value of the unjudged retrieved documents "
+                         "judged nonrelevant or relevant at the top grade, and its distance to the smaller "
+                         "(pdeval.evaluation.bounds)")
     ev.add_argument("--estimate", choices=("bootstrap",), default=None,
                     help="add estimate, low and high columns: the value the run would get if its unjudged documents "
                          "were judged, with a 95%% interval (pdeval.estimate; P, R, AP, RR, nDCG and RBP measures)")
@@ -266,7 +267,7 @@ def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
             from pdeval.evaluation.bounds import bounds
 
             filled = bounds(run, qrels, measures, unjudged=args.bounds_unjudged, **options)
-            return filled.rename(columns={"low": "value"}), filled
+            return filled, filled
         return evaluate(run, qrels, measures, undefined="nan", **options), None
     except PdevalError as error:  # not about one line of a file: name the files
         raise PdevalError(f"evaluating {' '.join([args.qrels, *args.runs])}: {error}") from None
@@ -295,7 +296,7 @@ def _eval(args: argparse.Namespace) -> int:
     table = output.trec_eval_table(result, measures, order, command, args.per_topic, relstring, summary)
     if args.bounds:  # the same rows in the same order for the high and residual values
         for column in ("high", "residual"):
-            other = filled.rename(columns={column: "value"})
+            other = filled.drop(columns="value").rename(columns={column: "value"})
             table[column] = output.trec_eval_table(other, measures, order, command, args.per_topic, relstring)["value"].to_numpy()
         if relstring:  # a string has no residual
             table.loc[table["measure"] == relstring[0], "residual"] = "''"

@@ -78,13 +78,26 @@ def names() -> list[str]:
 
 
 def manifest(name: str) -> list[ManifestEntry]:
-    """Every file of the data set ``name``, from its shipped manifest."""
+    """Every file of the data set ``name``, from its shipped manifest.
+
+    Raises :class:`~pdeval.errors.PdevalError` for a name that is not a downloadable data set
+    (giving the known names) and for a manifest line without a byte count (naming the line).
+    """
+    known = names()
+    if not isinstance(name, str) or name not in known:
+        raise PdevalError(f"unknown downloadable data set {name!r}; known: {known}")
     text = resources.files(__package__).joinpath("manifests", f"{name}.tsv").read_text()
-    rows = csv.DictReader(text.splitlines(), delimiter="\t")
-    return [
-        ManifestEntry(r["role"], r["local_path"], r["source"], r["git_blob_sha1"], int(r["bytes"]))
-        for r in rows
-    ]
+    entries = []
+    for line, r in enumerate(csv.DictReader(text.splitlines(), delimiter="\t"), start=2):
+        try:
+            size = int(r["bytes"])
+        except (TypeError, ValueError, KeyError):
+            raise PdevalError(
+                f"manifests/{name}.tsv line {line}: the byte count {r.get('bytes')!r} is not an integer; "
+                "the shipped manifest is damaged (reinstall pdeval)"
+            ) from None
+        entries.append(ManifestEntry(r["role"], r["local_path"], r["source"], r["git_blob_sha1"], size))
+    return entries
 
 
 def download_size(name: str) -> int:
@@ -181,9 +194,7 @@ def fetch(
     unreachable source (naming it) or a file whose checksum differs from the manifest.
     """
     check_progress(progress)
-    if name not in names():
-        raise PdevalError(f"unknown downloadable data set {name!r}; known: {names()}")
-    entries = manifest(name)
+    entries = manifest(name)  # raises for an unknown name
     root = cache_root(cache_dir)
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_VARIABLE) or None
     missing = [e for e in entries if not (root / e.local_path).exists()]

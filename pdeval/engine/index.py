@@ -190,7 +190,7 @@ def sampling_columns(
     are coded in string order (the order ``sample_eval.pl`` visits them).
     """
     info: dict = {}
-    design: dict = {"entry": entry, "level": level}
+    design: dict = {"entry": entry, "level": level, "pair": pair}
     if "stratum" in qrels.columns:
         labels = qrels["stratum"]
         if labels.isna().any():

@@ -98,10 +98,14 @@ class QrelsTable:
         key = ("ideal", _freeze(gains))
         if key not in self._cache:
             gain = gain_of(self.levels, gains)
-            order = np.lexsort((-gain, self.entry_of_level))
-            gain = gain[order]
+            entries = self.entry_of_level
+            # levels are sorted descending within entries: so are their gains unless a gains
+            # mapping reorders them, and only then is a sort needed
+            if len(gain) > 1 and not ((gain[1:] <= gain[:-1]) | (entries[1:] != entries[:-1])).all():
+                order = np.lexsort((-gain, entries))
+                gain, entries = gain[order], entries[order]
             keep = gain > 0
-            entries = self.entry_of_level[order][keep]
+            entries = entries[keep]
             counts = np.bincount(entries, minlength=self.n_entries)
             offsets = np.zeros(self.n_entries + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
@@ -110,12 +114,16 @@ class QrelsTable:
 
     def gain_max(self, gains: Optional[Mapping[int, float]] = None) -> np.ndarray:
         """Per entry, the largest gain over all topics of the entry's qrels variant."""
-        gain = gain_of(self.levels, gains)
-        n_variants = int(self.variant.max()) + 1 if len(self.variant) else 0
-        best = np.zeros(n_variants)
-        if len(gain):
-            np.maximum.at(best, self.variant[self.entry_of_level], gain)
-        return best[self.variant]
+        key = ("gain_max", _freeze(gains))
+        if key not in self._cache:
+            gain = gain_of(self.levels, gains)
+            n_variants = int(self.variant.max()) + 1 if len(self.variant) else 0
+            best = np.zeros(n_variants)
+            nonempty = np.flatnonzero(np.diff(self.offsets) > 0)
+            if len(gain):  # the largest gain of each entry, then of each variant
+                np.maximum.at(best, self.variant[nonempty], np.maximum.reduceat(gain, self.offsets[nonempty]))
+            self._cache[key] = best[self.variant]
+        return self._cache[key]
 
 
 def _freeze(gains: Optional[Mapping[int, float]]):
@@ -213,10 +221,14 @@ class Segments:
     # the masks they are given.
     def segment_of(self, at: np.ndarray) -> np.ndarray:
         """The segment of each row index in ``at``."""
+        if len(at) == len(self.rel):  # sorted distinct indices of every row: all rows, in order
+            return self.segment_of_row
         return self.segment_of_row[at]
 
     def rank_at(self, at: np.ndarray) -> np.ndarray:
         """1-based ranks of the rows ``at``."""
+        if len(at) == len(self.rel):
+            return self.rank
         if self.ranks is not None:
             return self.ranks[at]
         return at - self.offsets[self.segment_of(at)] + 1
@@ -224,12 +236,22 @@ class Segments:
     def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
         """For each row in ``at``, how many of the (sorted) row indices ``rows`` lie above it
         in its list: e.g. ``count_above(seg.nonrel_rows(), seg.relevant_rows())`` is na(i)."""
+        if rows is at and len(at) == len(self.rel) and self.ranks is None:  # all rows: the rank above
+            return self.rank - 1
+        if len(rows) == 0:
+            return np.zeros(len(at), dtype=np.int64)
         segment = self.segment_of(at)
         if rows is at:  # each row's place among the rows of its list: no search needed
             first = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
             return np.arange(len(at)) - np.repeat(first, np.diff(np.append(first, len(at))))
-        start = self.offsets[segment]
-        return np.searchsorted(rows, at) - np.searchsorted(rows, start)
+        if len(at) * 16 > len(self.rel):  # many rows asked: one pass over the rows beats two searches each
+            before = np.zeros(len(self.rel) + 1, dtype=np.int32 if len(self.rel) < 2**31 else np.int64)
+            before[np.asarray(rows) + 1] = 1
+            np.cumsum(before, out=before)  # before[i]: how many of ``rows`` lie above row i
+            if len(at) == len(self.rel):  # all rows, in order
+                return (before[:-1] - before[self.start_of_row]).astype(np.int64)
+            return (before[at] - before[self.offsets[segment]]).astype(np.int64)
+        return np.searchsorted(rows, at) - np.searchsorted(rows, self.offsets[segment])
 
     def sum_at(self, at: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Per-segment sum of ``values`` given at the rows ``at`` (in row order)."""
@@ -274,15 +296,16 @@ class Segments:
         """N of each segment's topic (retrieved or not)."""
         return self.qrels.num_nonrel(rel)[self.topic]
 
-    def ideal(self, gains: Optional[Mapping[int, float]] = None) -> "Segments":
+    def ideal(self, gains: Optional[Mapping[int, float]] = None, depth: Optional[int] = None) -> "Segments":
         """The ideal lists (MEASURES.md 0.7) as segments of gains, one per segment here.
 
         The returned object's ``rel`` holds the *gains* (float) of the ideal list of each
-        segment's topic, sorted descending, zero gains dropped.
+        segment's topic, sorted descending, zero gains dropped; with ``depth``, only their
+        first ``depth`` ranks (for a measure with a cutoff).
         """
         gain, offsets = self.qrels.ideal_gains(gains)
         starts, ends = offsets[self.topic], offsets[self.topic + 1]
-        lengths = ends - starts
+        lengths = ends - starts if depth is None else np.minimum(ends - starts, int(depth))
         new_offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
         np.cumsum(lengths, out=new_offsets[1:])
         index = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1])

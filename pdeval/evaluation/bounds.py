@@ -1,54 +1,82 @@
-"""How much could the unjudged documents change each score: [low, high] of any measure.
+"""How far could the unjudged documents move each score: bounds over their possible labels.
 
 Every measure treats a retrieved document nobody judged in one fixed way (as nonrelevant, or
 removed). ``bounds`` answers the other half of the question a user asks of an incomplete
-pool: if those documents had been judged, how far could the score move?
+pool: if those documents were judged, what could the score be? Per run, topic and measure:
 
-* ``low``: the value as evaluated today (unjudged documents as the measure treats them).
-* ``high``: the value when every unjudged document the run retrieved is judged relevant at
-  ``grade`` (default: the top grade of the qrels variant). The documents join the qrels of
-  that run only, so wherever a measure's normaliser depends on the judgments (R for AP,
-  R-prec, recall, bpref; the ideal list of nDCG and Q) it grows by the same documents.
-* ``residual = high - low``.
+* ``value``: the score as evaluated today (unjudged documents as the measure treats them);
+* ``if_nonrelevant``: every unjudged retrieved document judged nonrelevant (level 0);
+* ``if_relevant``: every one judged relevant at ``grade`` (default: the top grade of the qrels
+  variant, at least 1);
+* ``low`` / ``high``: the smaller and the larger of those two (NaN, an undefined value with
+  ``undefined="nan"``, is skipped); ``residual = high - low``;
+* ``monotone``: whether the measure is monotone in the judging (below).
 
-*Unjudged* means pooled (``-1``) or absent from the qrels (``unjudged="all"``); ``"absent"``
-or ``"pooled"`` fills only one kind. With ``depth=`` (trec_eval ``-M``) only the documents
-within the depth are retrieved, hence filled.
+The judged documents join the qrels of that run's topic only, so wherever a measure's
+normaliser depends on the judgments (R for AP, R-prec, recall, bpref; the ideal list of nDCG
+and Q) it follows them. *Unjudged* means pooled (``-1``) or absent from the qrels
+(``unjudged="all"``); ``"absent"`` or ``"pooled"`` judges only one kind. With ``depth=``
+(trec_eval ``-M``) only the documents within the depth are retrieved, hence judged.
 
-The bound is exact by definition, for every registered measure: each run is re-evaluated
-against its own filled qrels. All runs, topics and qrels variants go through the engine in
-one pass: each (system, topic) becomes a topic of its own whose qrels are the topic's qrels
-plus that system's filled documents. Not every measure grows when relevant documents are
-added (bpref, for instance, can fall when a new relevant document sits below many judged
-nonrelevant ones), so ``high`` is the filled value, which is not always the larger one.
-For RBP, ``high`` fills only the retrieved documents; ``RBP(residual=True)`` also counts the
-ranks beyond the list (Moffat & Zobel 2008).
+**Monotone measures.** The registry records (:attr:`pdeval.measures.registry.MeasureSpec.monotone`)
+whether judging an unjudged document relevant rather than nonrelevant can never lower a
+measure: P@k, RR, RBP (and its residual form), Judged, NumRet, NumRel, NumRelRet, and their
+primes. For these, ``[low, high]`` holds the value of *every* possible judging of the
+unjudged documents (nonrelevant or relevant at ``grade``), exactly: a test enumerates all
+2^u judgings of small cases. Every other measure is **not monotone**, and ``monotone`` is
+False in its rows: ``[low, high]`` then only spans the two extreme judgings. AP, R-prec,
+recall@k, nDCG and Q can fall when a relevant document joins the qrels below the run's own
+relevant ones (R or the ideal list grows faster than the gain); the bpref family (bpref,
+bpref10, bpref_R, bpref_N, RankEff, bpref_relative, rpref, npref) can fall when a relevant
+document sits below judged nonrelevant ones; infAP, indAP, subAP, xinfAP, infNDCG, the iP
+family and the statAP family are estimators whose sample changes with the judging; INST
+and INSQ adapt the user's patience to the gain seen. For the measures that ignore unjudged
+documents (the bpref family, the primes, infAP and the other estimators) ``value`` itself is
+often outside ``[low, high]``: it is not a value the measure can take once the documents
+are judged.
+
+**Sampled qrels** (a ``stratum`` and/or ``inclusion_prob`` column) keep their design: a
+pooled document that is judged stays in its stratum, now sampled; a document absent from the
+qrels joins a stratum of its own judged in full (inclusion probability 1, after the qrels'
+strata in ``sample_eval.pl``'s order). A run whose every document was sampled has nothing
+to judge, hence a zero residual.
+
+**RBP.** ``RBP``'s ``residual`` here is Moffat & Zobel's (2008) residual over the retrieved
+documents (the weight of the unjudged ranks); ``RBP(residual=True)`` also counts the ranks
+beyond the list.
+
+All runs, topics and qrels variants are ranked once; each (run, topic) list is measured as
+given and under the two judgings, with qrels tables built by array operations from the
+topic's judgments and the list's unjudged rows, in blocks of lists (:data:`BLOCK_ROWS`).
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Iterable, Literal, Optional, Sequence, Union
+import functools
+from typing import Any, Iterable, Literal, Mapping, Optional, Union
 
 import numpy as np
 import pandas as pd
 
-from pdeval.errors import PdevalError, PdevalWarning
-from pdeval.engine.index import key_codes
-from pdeval.evaluation.core import MeasureLike, evaluate
-from pdeval.frames.canonical import as_qrels, as_run, drop_duplicates, variant_keys
-from pdeval.engine.ids import encode
-from pdeval.measures import parse_all
-from pdeval.engine.ranking import rank_run
+from pdeval.common import threads
+from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.engine.ranked import layout
+from pdeval.engine.segments import ABSENT, POOLED, QrelsTable, Segments
+from pdeval.errors import PdevalError
+from pdeval.evaluation.core import MeasureLike, measure_chunk, prepare, result_frame, variant_chunks
 
-__all__ = ["bounds", "summarize_bounds", "BOUND_COLUMNS"]
+__all__ = ["bounds", "summarize_bounds", "BOUND_COLUMNS", "UNJUDGED_CHOICES"]
 
 #: the value columns of a bounds frame
-BOUND_COLUMNS = ("low", "high", "residual")
+BOUND_COLUMNS = ("value", "if_nonrelevant", "if_relevant", "low", "high", "residual")
+
+#: which unjudged documents ``bounds`` judges
+UNJUDGED_CHOICES = ("all", "absent", "pooled")
 
 Unjudged = Literal["all", "absent", "pooled"]
 
 
+@takes_engine_options
 def bounds(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -56,173 +84,284 @@ def bounds(
     *,
     unjudged: Unjudged = "all",
     grade: Optional[int] = None,
-    by: Optional[Union[str, Sequence[str]]] = None,
-    **options,
+    **options: Any,
 ) -> pd.DataFrame:
-    """Per-topic ``low``, ``high`` and ``residual`` of every measure (module docstring).
+    """Per-topic value of every measure, and its range over the judgings of the unjudged
+    retrieved documents (module docstring).
 
     Parameters
     ----------
-    run, qrels, measures, by, options
-        As for :func:`pdeval.evaluate` (``depth``, ``complete``, ``judged_only``,
-        ``score_precision``, ``rel``, ``gains``, ``undefined``, ``duplicates`` ...).
-    unjudged
-        Which retrieved documents are filled: ``"all"`` (pooled and absent, default),
-        ``"absent"`` (not in the qrels) or ``"pooled"`` (``-1`` entries).
-    grade
-        The relevance level given to the filled documents; default the largest level of
-        each qrels variant (at least 1). A grade above a variant's top grade would raise the collection-
-        wide maximum that some normalisers use (``gain_max``), so it is refused for those
-        measures unless they are given ``gain_max=``.
+    run, qrels, measures
+        As for :func:`pdeval.evaluate`.
+    unjudged : {'all', 'absent', 'pooled'}, default 'all'
+        Which retrieved documents are judged: pooled (``-1``) and absent ones, only those
+        absent from the qrels, or only the pooled ones.
+    grade : int, optional
+        The relevance level of a document judged relevant; default the largest level of each
+        qrels variant (at least 1). A grade above a variant's top grade would raise the
+        collection-wide maximum that some normalisers use (``gain_max``), so it is refused for
+        those measures unless they are given ``gain_max=``.
+    {engine_options}
 
     Returns
     -------
-    DataFrame with the key columns of :func:`pdeval.evaluate` (``run``, ``by`` columns,
-    qrels variant columns, ``query_id``), ``measure``, ``low``, ``high`` and ``residual``.
-    :func:`pdeval.summarize` averages it per run (mean ``value`` = mean low, with ``high``
-    and ``residual``).
+    pandas.DataFrame
+        The key columns of :func:`pdeval.evaluate` (``run``, ``by`` columns, qrels variant
+        columns, ``query_id``), ``measure``, ``value``, ``if_nonrelevant``, ``if_relevant``,
+        ``low`` (= min of the two judgings), ``high`` (= max), ``residual`` (= high - low) and
+        ``monotone`` (bool: ``[low, high]`` bounds every judging). :func:`pdeval.summarize`
+        averages it per run.
+
+    Raises
+    ------
+    PdevalError
+        A bad ``unjudged`` or ``grade``, and whatever :func:`pdeval.evaluate` raises.
+
+    Notes
+    -----
+    Moffat & Zobel (2008), "Rank-biased precision for measurement of retrieval
+    effectiveness", ACM TOIS 27(1): the residual of RBP; Buckley & Voorhees (2004, SIGIR) and
+    Sakai (2007, SIGIR) for the measures that ignore unjudged documents.
     """
-    if unjudged not in ("all", "absent", "pooled"):
+    if unjudged not in UNJUDGED_CHOICES:
         raise PdevalError(f"unjudged must be 'all', 'absent' or 'pooled', not {unjudged!r}")
-    by = [by] if isinstance(by, str) else list(by or [])
-    duplicates = options.get("duplicates", "error")
-    parsed = parse_all(measures, judged_only=options.get("judged_only", False), rel=options.get("rel"),
-                       gains=options.get("gains"))
-    run = as_run(run, by=by, duplicates=None)
-    qrels = as_qrels(qrels, duplicates=None)
-    low = evaluate(run, qrels, parsed, by=by, **options)  # raises on repeated keys unless a policy is chosen
-    if duplicates != "error":  # the policy keeps one row per key, as the evaluation did
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PdevalWarning)  # the evaluation has warned already
-            run = drop_duplicates(run, ["run", *by, "query_id", "doc_id"], duplicates, kind="run", value="score")
-            qrels = drop_duplicates(qrels, [*variant_keys(qrels), "query_id", "doc_id"], duplicates, kind="qrels",
-                                    value="relevance")
-    if options.get("depth") is not None:
-        run = rank_run(run, by=by, score_precision=options.get("score_precision", "float64"), depth=options["depth"])
-    filled_run, filled_qrels, pairs = _filled(run, qrels, by, unjudged, grade, parsed, options.get("complete", False))
-    with warnings.catch_warnings():  # the evaluation of the run as given has warned already; these
-        warnings.simplefilter("ignore", PdevalWarning)  # topics are (system, topic) codes
-        high = evaluate(filled_run, filled_qrels, parsed, **options)
-    # back from (system, topic) codes to the run's keys and topic ids
-    code = high["query_id"].astype(np.int64).to_numpy()
-    back = pairs.iloc[code].reset_index(drop=True)
-    high = pd.concat([back, high.drop(columns=["run", "query_id"]).reset_index(drop=True)], axis=1)
-    keys = [c for c in low.columns if c not in ("measure", "value")]
-    out = low.rename(columns={"value": "low"}).merge(
-        high.rename(columns={"value": "high"}), on=[*keys, "measure"], how="left", validate="one_to_one"
-    )
-    out["residual"] = out["high"] - out["low"]
-    return out
+    engine = EngineOptions.of(options)
+    parsed, judgments, ranked = prepare(run, qrels, measures, engine)
+    fill_level = _fill_levels(judgments.table, len(judgments.variants), grade, parsed)
+    census = judgments.table.design.get("stratum")
+    census = int(census.max()) + 1 if census is not None and len(census) else 0
+    parts = []
+    for chunk_variants in variant_chunks(ranked, judgments, engine):
+        variant, group, value, whole = measure_chunk(ranked, judgments, chunk_variants, parsed, engine)
+        if whole is None:  # every measure read the judged rows only: the whole lists now
+            whole = layout(ranked, judgments, chunk_variants, engine.complete, False)[2]
+        system = group // max(ranked.n_topics, 1)
+        judged = [[], []]
+        for lo, hi in _blocks(whole.offsets, BLOCK_ROWS):  # blocks of lists: small temporaries, reused
+            part = _lists(whole, lo, hi)
+            judging = _Judging(part, variant[lo:hi], system[lo:hi], len(ranked.systems),
+                               functools.partial(_row_pairs, ranked, group[lo:hi], part), unjudged, census)
+            for kind, values in enumerate(_measured(judging, parsed, value[lo:hi], fill_level)):
+                judged[kind].append(values)
+        del whole
+        parts.append((variant, group, value, *(np.concatenate(k) if k else value[:0] for k in judged)))
+    variant, group, value, nonrelevant, relevant = (np.concatenate(p) for p in zip(*parts))
+    if engine.undefined == "zero":
+        value, nonrelevant, relevant = (np.nan_to_num(v, nan=0.0) for v in (value, nonrelevant, relevant))
+    frame = result_frame(ranked, judgments, variant, group, value, parsed, list(engine.by))
+    frame["if_nonrelevant"] = nonrelevant.reshape(-1)
+    frame["if_relevant"] = relevant.reshape(-1)
+    frame["low"] = np.fmin(frame["if_nonrelevant"], frame["if_relevant"])
+    frame["high"] = np.fmax(frame["if_nonrelevant"], frame["if_relevant"])
+    frame["residual"] = frame["high"] - frame["low"]
+    frame["monotone"] = np.tile([m.monotone for m in parsed], len(group))
+    return frame
 
 
-def _filled(run, qrels, by, unjudged, grade, parsed, complete):
-    """The run with one topic per (system, topic) and the qrels of those topics, each the
-    topic's qrels plus the system's unjudged retrieved documents at ``grade``; and the table
-    of (system keys, query_id) of each new topic (its row number is the new topic id)."""
-    keys = variant_keys(qrels)
-    topics = pd.Index(np.sort(qrels["query_id"].unique()))
-    topic = topics.get_indexer(run["query_id"])
-    keep = topic >= 0  # topics absent from the qrels are not evaluated
-    system, systems = key_codes(run, ["run", *by])
-    n_systems = len(systems)
-    run_doc, docs = encode(run["doc_id"])
-    qrels_doc = docs.get_indexer(qrels["doc_id"])
-    unseen = qrels_doc < 0  # qrels documents no run retrieved get codes after the run's
-    extra, extra_docs = pd.factorize(qrels["doc_id"][unseen])
-    qrels_doc[unseen] = len(docs) + extra
-    docs = docs.append(pd.Index(extra_docs))
-    n_docs = max(len(docs), 1)
-    topic, system, run_doc = topic[keep], system[keep], run_doc[keep]
-    score = run["score"].to_numpy()[keep]
-    n_topics = len(topics)
-    variant, variants = key_codes(qrels, keys)
-    n_variants = len(variants)
-    q_topic = topics.get_indexer(qrels["query_id"])
-    level = qrels["relevance"].to_numpy(dtype=np.int64)
-    top = np.full(n_variants, 0, dtype=np.int64)
-    np.maximum.at(top, variant, level)
-    fill_level = _fill_levels(top, grade, parsed)
-    has_topic = np.zeros((n_variants, n_topics), dtype=bool)
-    has_topic[variant, q_topic] = True
+#: rows of the lists judged at a time: the kernels' temporaries stay small enough for the
+#: allocator to reuse (freshly mapped pages for every 36 MB temporary doubled the time)
+BLOCK_ROWS = 1 << 20
 
-    # each run row's judgment in each variant: a sorted lookup of (variant, topic, doc) keys,
-    # one variant at a time (memory stays that of the run)
-    qrels_key = (variant * n_topics + q_topic) * n_docs + qrels_doc
-    order = np.argsort(qrels_key, kind="stable")
-    sorted_key = qrels_key[order]
-    parts = [(np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=bool),)]
-    for v in range(n_variants if len(sorted_key) else 0):
-        key = (v * n_topics + topic) * n_docs + run_doc
-        at = np.minimum(np.searchsorted(sorted_key, key), len(sorted_key) - 1)
-        found = sorted_key[at] == key
-        pooled = found & (level[order[at]] < 0)
-        fill = {"all": ~found | pooled, "absent": ~found, "pooled": pooled}[unjudged] & has_topic[v, topic]
-        rows = np.flatnonzero(fill)
-        parts.append((np.full(len(rows), v), rows, pooled[rows]))
-    fill_variant, fill_row, replaced = (np.concatenate(p) for p in zip(*parts))
-    fill_pair = system[fill_row] * n_topics + topic[fill_row]
-    fill_doc = run_doc[fill_row]
 
-    # the qrels of every (system, topic): the topic's rows repeated for each system that needs them
-    if complete:
-        pair = np.arange(n_systems * n_topics)
-    else:
-        pair = np.unique(system * n_topics + topic)
-    by_topic = np.argsort(q_topic, kind="stable")
-    starts = np.searchsorted(q_topic[by_topic], np.arange(n_topics + 1))
-    counts = np.diff(starts)[pair % n_topics]
-    source = by_topic[np.repeat(starts[:-1][pair % n_topics], counts) + _within(counts)]
-    copy_pair = np.repeat(pair, counts)
-    copy_key = ((variant[source] * (n_systems * n_topics) + copy_pair) * n_docs) + qrels_doc[source]
-    gone = (fill_variant[replaced] * (n_systems * n_topics) + fill_pair[replaced]) * n_docs + fill_doc[replaced]
-    keep = ~np.isin(copy_key, gone)
-    source, copy_pair = source[keep], copy_pair[keep]
+def _blocks(offsets: np.ndarray, rows: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of segments of about ``rows`` rows each (whole segments)."""
+    n = len(offsets) - 1
+    cuts = np.searchsorted(offsets, np.arange(rows, int(offsets[-1]), rows), side="right") - 1
+    bounds = np.unique(np.concatenate(([0], np.clip(cuts, 0, n), [n])))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
-    # measures normalised by a variant's largest gain over all its topics (gain_max) must see
-    # the topics no system retrieved too: each distinct level of a variant is kept as a topic
-    # of its own that no system retrieves (never evaluated, whatever the gains)
-    carrier = np.zeros(0, dtype=np.int64)
-    if not complete:
-        carrier = np.flatnonzero(~pd.DataFrame({"v": variant, "l": level}).duplicated().to_numpy() & (level >= 0))
-    carrier_pair = n_systems * n_topics + np.arange(len(carrier))
-    out_variant = np.concatenate([variant[source], fill_variant, variant[carrier]])
-    out_pair = np.concatenate([copy_pair, fill_pair, carrier_pair])
-    out_doc = np.concatenate([qrels_doc[source], fill_doc, qrels_doc[carrier]])
-    out_level = np.concatenate([level[source], fill_level[fill_variant], level[carrier]])
-    names = pd.Index(np.arange(n_systems * n_topics + len(carrier)).astype(str))
-    filled_qrels = pd.DataFrame(
-        {
-            **{k: variants[k].to_numpy()[out_variant] for k in keys},
-            "query_id": pd.Categorical.from_codes(out_pair, categories=names),
-            "doc_id": pd.Categorical.from_codes(out_doc, categories=docs),
-            "relevance": out_level,
-        }
-    )
-    filled_run = pd.DataFrame(
-        {
-            "run": "bounds",
-            "query_id": pd.Categorical.from_codes(system * n_topics + topic, categories=names),
-            "doc_id": pd.Categorical.from_codes(run_doc, categories=docs),
-            "score": score,
-        }
-    )
-    pairs = systems.iloc[np.repeat(np.arange(n_systems), n_topics)].reset_index(drop=True)
-    pairs["query_id"] = np.tile(np.asarray(topics, dtype=object), n_systems)
-    return filled_run, filled_qrels, pairs
+
+def _lists(seg: Segments, lo: int, hi: int) -> Segments:
+    """Segments ``lo`` to ``hi`` of whole lists, as segments of their own (same qrels table)."""
+    a, b = int(seg.offsets[lo]), int(seg.offsets[hi])
+    info = None if seg.info is None else {name: values[a:b] for name, values in seg.info.items()}
+    ties = None if seg.ties is None else seg.ties[a:b]
+    return Segments(seg.rel[a:b], seg.offsets[lo : hi + 1] - a, seg.topic[lo:hi], seg.qrels, info=info, ties=ties)
+
+
+def _row_pairs(ranked, group: np.ndarray, whole: Segments) -> np.ndarray:
+    """The judgment-index pair code of every row of the whole lists (-1: no qrels hold it)."""
+    start = np.repeat(ranked.offsets[group], whole.lengths)
+    return ranked.pair[start + np.arange(len(whole.rel)) - whole.start_of_row]
 
 
 def _within(counts: np.ndarray) -> np.ndarray:
     """0, 1, ..., c-1 for each count c, concatenated."""
-    total = int(counts.sum())
-    starts = np.repeat(np.cumsum(counts) - counts, counts)
-    return np.arange(total) - starts
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
-def _fill_levels(top: np.ndarray, grade: Optional[int], parsed) -> np.ndarray:
-    """The level each variant's filled documents get: ``grade`` or the variant's top grade."""
+class _Judging:
+    """The lists of a chunk's segments with their unjudged rows judged, each list with a qrels
+    entry of its own: its topic's judgments plus its judged rows. What does not depend on
+    the level given to the judged rows is computed once, for both judgings."""
+
+    def __init__(self, seg: Segments, variant, system, n_systems, row_pairs, unjudged: str, census: int):
+        self.seg, self.variant, self.census = seg, variant, census
+        self.layout = {name: getattr(seg, name) for name in ("lengths", "segment_of_row", "start_of_row", "rank")}
+        self.fill = {"all": seg.rel < 0, "absent": seg.rel == ABSENT, "pooled": seg.rel == POOLED}[unjudged]
+        self.fill_rows = np.flatnonzero(self.fill)
+        self.fill_seg = seg.segment_of_row[self.fill_rows]
+        self.row_pairs = row_pairs  # (a callable: only a sampled estimator needs the pair codes)
+        n_seg = seg.n_segments
+        self.n_fill = np.bincount(self.fill_seg, minlength=n_seg)
+        self.was_pooled = seg.rel[self.fill_rows] == POOLED
+        table = seg.qrels
+        self.n_copy = np.diff(table.offsets)[seg.topic]
+        self.copy_seg = np.repeat(np.arange(n_seg), self.n_copy)
+        self.copy_within = _within(self.n_copy)
+        self.copy_level = table.levels[np.repeat(table.offsets[seg.topic], self.n_copy) + self.copy_within]
+        self.start = np.zeros(n_seg + 1, dtype=np.int64)
+        np.cumsum(self.n_copy + self.n_fill, out=self.start[1:])
+        self.fill_base = self.start[self.fill_seg] + _within(self.n_fill)  # + the levels above the judged
+        # collection-wide maxima (gain_max) per (variant, run): the variant's distinct levels
+        # carried by one entry per (variant, run), which no list points to
+        carrier_variant, carrier_level = _distinct_levels(table)
+        n_variants = int(table.variant.max(initial=-1)) + 1
+        self.carrier_key = np.arange(n_variants * n_systems)
+        self.carrier_count = np.bincount(carrier_variant, minlength=n_variants)[self.carrier_key // n_systems]
+        first = np.searchsorted(carrier_variant, self.carrier_key // n_systems)
+        self.carrier_levels = carrier_level[np.repeat(first, self.carrier_count) + _within(self.carrier_count)]
+        self.offsets = np.zeros(n_seg + len(self.carrier_key) + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([self.n_copy + self.n_fill, self.carrier_count]), out=self.offsets[1:])
+        self.pooled = np.concatenate([
+            table.pooled[seg.topic] - np.bincount(self.fill_seg[self.was_pooled], minlength=n_seg),
+            np.zeros(len(self.carrier_key), dtype=np.int64),
+        ])
+        self.entry_variant = np.concatenate([table.variant[seg.topic] * n_systems + system, self.carrier_key])
+        self.info = None
+        if seg.info is not None:
+            self.info = {name: values.copy() for name, values in seg.info.items()}
+            absent_rows = self.fill_rows[~self.was_pooled]
+            if "stratum" in self.info:
+                self.info["stratum"][absent_rows] = census
+            if "inclusion_prob" in self.info:
+                self.info["inclusion_prob"][absent_rows] = 1.0
+
+    def fill_pair(self) -> np.ndarray:
+        """The judgment-index pair code of every judged row."""
+        if not hasattr(self, "_fill_pair"):
+            self._fill_pair = self.row_pairs()[self.fill_rows]
+        return self._fill_pair
+
+    def segments(self, levels: np.ndarray) -> Segments:
+        """The lists with their unjudged rows judged at ``levels[variant]`` (per qrels variant)."""
+        seg, fill_seg = self.seg, self.fill_seg
+        level_of_seg = levels[self.variant]
+        single = len(np.unique(levels)) == 1  # (one qrels variant, or all at one level): no gathers
+        fill_level = levels[0] if single else level_of_seg[fill_seg]
+        kind = np.result_type(seg.rel.dtype, np.min_scalar_type(int(levels.max(initial=0))))
+        if single:
+            rel = np.where(self.fill, fill_level, seg.rel).astype(kind, copy=False)
+        else:
+            rel = seg.rel.astype(kind)
+            rel[self.fill_rows] = fill_level
+        # each list's entry: its topic's levels (sorted descending) with the judged rows inserted
+        below = self.copy_level < level_of_seg[self.copy_seg]
+        at_or_above = np.bincount(self.copy_seg, weights=~below, minlength=seg.n_segments).astype(np.int64)
+        copy_at = self.start[self.copy_seg] + self.copy_within + np.where(below, self.n_fill[self.copy_seg], 0)
+        list_levels = np.empty(int(self.start[-1]), dtype=np.int64)
+        list_levels[copy_at] = self.copy_level
+        list_levels[self.fill_base + at_or_above[fill_seg]] = fill_level
+        design = seg.qrels.design
+        table = QrelsTable(
+            levels=np.concatenate([list_levels, self.carrier_levels]),
+            offsets=self.offsets,
+            pooled=self.pooled,
+            variant=self.entry_variant,
+            design=_LazyDesign(lambda: _judged_design(design, seg.topic, fill_seg, self.fill_pair(), self.was_pooled,
+                                                      level_of_seg, self.census)),
+        )
+        out = Segments(rel, seg.offsets, np.arange(seg.n_segments), table, info=self.info, ties=seg.ties)
+        out.__dict__.update(self.layout)  # the same lists: their cached layout arrays are shared
+        return out
+
+
+class _LazyDesign(Mapping):
+    """A sampling design built when a sampled estimator first reads it."""
+
+    def __init__(self, make):
+        self._make, self._design = make, None
+
+    def _built(self) -> dict:
+        if self._design is None:
+            self._design = self._make()
+        return self._design
+
+    def __getitem__(self, key):
+        return self._built()[key]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+
+def _measured(judging: _Judging, parsed: list, value: np.ndarray, fill_level: np.ndarray) -> list[np.ndarray]:
+    """Every measure (segments x measures) under the nonrelevant and the relevant judging,
+    the measures computed on threads (numpy releases the GIL). A measure that counts unjudged
+    documents as nonrelevant keeps its ``value`` under the nonrelevant judging. A measure with
+    a cutoff reads the lists to the cutoff only (their qrels entries hold the rest), which
+    spares the long tails; not a prime, whose condensed list reaches further."""
+    tasks = [(1, i) for i in range(len(parsed))]
+    tasks = [(0, i) for i, m in enumerate(parsed) if not m.as_nonrelevant] + tasks
+    segments = {0: judging.segments(np.zeros_like(fill_level)) if tasks[0][0] == 0 else None,
+                1: judging.segments(fill_level)}
+
+    def compute(task: tuple) -> np.ndarray:
+        filled, m = segments[task[0]], parsed[task[1]]
+        return m.compute(filled if m.cutoff is None or m.judged_only else filled.cut(m.cutoff))
+
+    out = [value.copy(), value.copy()]
+    for (kind, i), values in zip(tasks, threads.ordered(compute, tasks)):
+        out[kind][:, i] = values
+    return out
+
+
+def _distinct_levels(table: QrelsTable) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct judged levels of each qrels variant, as (variant, level) arrays."""
+    variant = table.variant[table.entry_of_level]
+    key = pd.DataFrame({"v": variant, "l": table.levels}).drop_duplicates()
+    key = key.sort_values(["v", "l"], ascending=[True, False])
+    return key["v"].to_numpy(), key["l"].to_numpy()
+
+
+def _judged_design(design: dict, entry, fill_seg, fill_pair, was_pooled, level_of_seg, census) -> dict:
+    """The sampling design of each list's entry: its topic's qrels rows, the judged pooled
+    rows at their new level (in their stratum), and the judged absent rows in a stratum of
+    their own with inclusion probability 1."""
+    by_entry = np.argsort(design["entry"], kind="stable")
+    n_entries = int(max(entry.max(initial=-1), design["entry"].max(initial=-1))) + 1
+    first = np.searchsorted(design["entry"][by_entry], np.arange(n_entries + 1))
+    n_copy = np.diff(first)[entry]
+    rows = by_entry[np.repeat(first[entry], n_copy) + _within(n_copy)]
+    copy_seg = np.repeat(np.arange(len(entry)), n_copy)
+    level = design["level"][rows].copy()
+    width = int(max(design["pair"].max(initial=0), fill_pair.max(initial=0))) + 2
+    if was_pooled.any():
+        judged = np.isin(copy_seg * width + design["pair"][rows], fill_seg[was_pooled] * width + fill_pair[was_pooled])
+        level[judged] = level_of_seg[copy_seg[judged]]
+    absent = fill_seg[~was_pooled]
+    out = {
+        "entry": np.concatenate([copy_seg, absent]),
+        "level": np.concatenate([level, level_of_seg[absent]]),
+        "pair": np.concatenate([design["pair"][rows], fill_pair[~was_pooled]]),
+    }
+    if "stratum" in design:
+        out["stratum"] = np.concatenate([design["stratum"][rows], np.full(len(absent), census, dtype=np.int32)])
+    if "inclusion_prob" in design:
+        out["inclusion_prob"] = np.concatenate([design["inclusion_prob"][rows], np.ones(len(absent))])
+    return out
+
+
+def _fill_levels(table: QrelsTable, n_variants: int, grade: Optional[int], parsed) -> np.ndarray:
+    """The level each variant's judged-relevant documents get: ``grade`` or the variant's top grade."""
+    top = np.zeros(n_variants, dtype=np.int64)
+    np.maximum.at(top, table.variant[table.entry_of_level], table.levels.astype(np.int64))
     if grade is None:  # relevant at the top grade, and at least at level 1
         return np.maximum(top, 1)
-    grade = int(grade)
+    if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, (int, np.integer)):
+        raise PdevalError(f"grade must be an integer relevance level >= 0, not {grade!r}")
     if grade < 0:
         raise PdevalError(f"grade must be a relevance level >= 0, not {grade}")
     collection_wide = [str(m) for m in parsed if "gain_max" in dict(m.params) and m.param("gain_max") is None]
@@ -231,20 +370,20 @@ def _fill_levels(top: np.ndarray, grade: Optional[int], parsed) -> np.ndarray:
             f"grade={grade} is above the top grade of a qrels variant ({int(top.min())}), which would raise the "
             f"collection-wide gain maximum of {collection_wide}; give those measures gain_max= or a lower grade"
         )
-    return np.full(len(top), grade, dtype=np.int64)
+    return np.full(n_variants, int(grade), dtype=np.int64)
 
 
 def summarize_bounds(frame: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
-    """Per-run means of a bounds frame: the key columns, ``measure``, ``value`` (mean low),
-    ``high``, ``residual`` (means over topics, NaN skipped), ``topics`` and ``undefined`` (as
-    :func:`pdeval.summarize`). ``wide=True``: one column per measure with its mean and one
-    ``"<measure> residual"`` beside it."""
-    keys = [c for c in frame.columns if c not in ("query_id", "measure", *BOUND_COLUMNS)]
+    """Per-run means of a :func:`bounds` frame (NaN skipped): the key columns, ``measure``,
+    the means of :data:`BOUND_COLUMNS` (the mean ``low``/``high`` bound the mean over topics
+    where ``monotone``), ``monotone``, ``topics`` and ``undefined`` (as :func:`pdeval.summarize`).
+    ``wide=True``: one column per measure with its mean ``value`` and a ``"<measure> residual"``
+    column beside it."""
+    keys = [c for c in frame.columns if c not in ("query_id", "measure", "monotone", *BOUND_COLUMNS)]
     grouped = frame.groupby(keys + ["measure"], sort=False, observed=True)
-    summary = grouped.agg(
-        value=("low", "mean"), high=("high", "mean"), residual=("residual", "mean"), topics=("low", "count"),
-        size=("low", "size"),
-    ).reset_index()
+    columns = {name: (name, "mean") for name in BOUND_COLUMNS}
+    summary = grouped.agg(**columns, monotone=("monotone", "all"), topics=("value", "count"),
+                          size=("value", "size")).reset_index()
     summary["undefined"] = summary.pop("size") - summary["topics"]
     if not wide:
         return summary

@@ -30,6 +30,7 @@ from pdeval.measures import Measure, parse_all
 from pdeval.engine.index import JudgmentIndex, index_qrels
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import RankedRun, layout
+from pdeval.engine.segments import Segments
 
 MeasureLike = Union[str, Measure]
 
@@ -66,7 +67,35 @@ def evaluate_frames(
     against them and has built it once; ``duplicates_checked=True`` says that the run's lists
     hold no repeated document, because the caller read them with :func:`pdeval.read_run`'s
     check under the same policy (their screen is then not repeated)."""
-    by, complete, depth, duplicates = list(options.by), options.complete, options.depth, options.duplicates
+    parsed, judgments, ranked = prepare(run, qrels, measures, options, coverage=coverage, judgments=judgments,
+                                        duplicates_checked=duplicates_checked)
+    variant_parts, group_parts, value_parts = [], [], []
+    for chunk_variants in variant_chunks(ranked, judgments, options):
+        variant, group, values, _ = measure_chunk(ranked, judgments, chunk_variants, parsed, options)
+        variant_parts.append(variant)
+        group_parts.append(group)
+        value_parts.append(values)
+    variant = np.concatenate(variant_parts)
+    group = np.concatenate(group_parts)
+    values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
+    if options.undefined == "zero":
+        values = np.nan_to_num(values, nan=0.0)
+    return result_frame(ranked, judgments, variant, group, values, parsed, list(options.by))
+
+
+def prepare(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[MeasureLike, Iterable[MeasureLike]],
+    options: EngineOptions,
+    *,
+    coverage: bool = True,
+    judgments: Optional[JudgmentIndex] = None,
+    duplicates_checked: bool = False,
+) -> tuple[list, JudgmentIndex, RankedRun]:
+    """The checked measures, the qrels' judgment index and the ranked run (the checks and
+    warnings of :func:`evaluate_frames`, which see for the keywords)."""
+    by, depth, duplicates = list(options.by), options.depth, options.duplicates
     parsed = parse_all(measures, judged_only=options.judged_only, rel=options.rel, gains=options.gains)
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
     require_rows(run, "run")
@@ -76,35 +105,39 @@ def evaluate_frames(
         ties=any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
     )
     if coverage:
-        check_coverage(ranked, judgments, complete=complete, depth=depth)
+        check_coverage(ranked, judgments, complete=options.complete, depth=depth)
+    return parsed, judgments, ranked
 
+
+def variant_chunks(ranked: RankedRun, judgments: JudgmentIndex, options: EngineOptions) -> list[np.ndarray]:
+    """The qrels variants in chunks whose laid-out rows stay within ``options.chunk_rows``."""
     n_variants = len(judgments.variants)
     per_variant_rows = max(int(ranked.offsets[-1]), 1)
     chunk = max(1, options.chunk_rows // per_variant_rows)
-    variant_parts, group_parts, value_parts = [], [], []
-    sparse = options.sparse
-    layouts = sorted({sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
-    for start in range(0, n_variants, chunk):
-        chunk_variants = np.arange(start, min(start + chunk, n_variants))
-        values = {}
-        for judged_rows_only in layouts:
-            variant, group, segments = layout(ranked, judgments, chunk_variants, complete, judged_rows_only)
-            for index, measure in enumerate(parsed):
-                if (sparse and measure.sparse) == judged_rows_only:
-                    values[index] = measure.compute(segments)
-            del segments
-        variant_parts.append(variant)
-        group_parts.append(group)
-        value_parts.append(np.column_stack([values[index] for index in range(len(parsed))]))
-    variant = np.concatenate(variant_parts)
-    group = np.concatenate(group_parts)
-    values = np.concatenate(value_parts) if value_parts else np.empty((0, len(parsed)))
-    if options.undefined == "zero":
-        values = np.nan_to_num(values, nan=0.0)
-    return _result_frame(ranked, judgments, variant, group, values, parsed, by)
+    return [np.arange(start, min(start + chunk, n_variants)) for start in range(0, n_variants, chunk)]
 
 
-def _result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:
+def measure_chunk(
+    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, parsed: list, options: EngineOptions
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Optional[Segments]]:
+    """Every measure on the lists of a chunk of qrels variants: the (variant, group) of each
+    segment, the values (segments x measures, NaN where undefined) and the segments of the
+    whole lists when they were laid out (None when every measure read the judged rows only)."""
+    values, whole = {}, None
+    layouts = sorted({options.sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
+    for judged_rows_only in layouts:
+        variant, group, segments = layout(ranked, judgments, variants, options.complete, judged_rows_only)
+        for index, measure in enumerate(parsed):
+            if (options.sparse and measure.sparse) == judged_rows_only:
+                values[index] = measure.compute(segments)
+        whole = None if judged_rows_only else segments
+        del segments
+    return variant, group, np.column_stack([values[index] for index in range(len(parsed))]), whole
+
+
+def result_frame(ranked, judgments, variant, group, values, parsed, by) -> pd.DataFrame:
+    """The tidy result frame of the (variant, group) segments and their values (segments x
+    measures): the run and ``by`` keys, the qrels variant keys, ``query_id``, ``measure``, ``value``."""
     n_measures = len(parsed)
     system = np.repeat(group // ranked.n_topics, n_measures)
     topic = np.repeat(group % ranked.n_topics, n_measures)

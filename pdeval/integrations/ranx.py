@@ -27,7 +27,8 @@ def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
     when it holds several runs), or a qrels frame as a ranx ``Qrels``.
 
     The frame may be anything pdeval reads (pandas, Polars, Arrow, records). A qrels frame
-    with variant keys (``level``, ``sample``) is refused: select one variant first.
+    with variant keys (``level``, ``sample``) is refused: select one variant first, and so
+    is an empty frame (:class:`~pdeval.errors.SchemaError`, as :func:`pdeval.evaluate` gives).
     """
     import ranx
 
@@ -36,6 +37,8 @@ def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
 
     frame = frames.canonicalize(to_frame(frame))
     kind = frames.frame_kind(frame)
+    if kind in ("run", "qrels"):  # an empty ranx object would evaluate to nothing, silently
+        frames.require_rows(frame, kind)
     if kind == "run":
         frame = frames.as_run(frame)
         runs = {

@@ -33,7 +33,9 @@ from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.engine.options import EngineOptions
 from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_qrels, as_run
-from pdeval.judgments.reduction import PreparedQrels, RemovedAs, assemble_variants, emit_rows, plain_qrels
+from pdeval.judgments.reduction import (
+    DESIGN_COLUMNS, PreparedQrels, RemovedAs, assemble_variants, emit_rows, plain_qrels,
+)
 from pdeval.common.options import check_choice, check_int, is_int
 from pdeval.common.progress import check_progress, progress_bar
 from pdeval.engine.ranking import ScorePrecision, rank_run
@@ -347,7 +349,7 @@ def judged(
     ks, _ = _parse_depths(k, "k")
     names = {f"Judged@{cutoff}": cutoff for cutoff in ks}
     options = EngineOptions(score_precision=score_precision)
-    result = evaluate_frames(run, plain_qrels(qrels, "judged"), list(names), options)
+    result = evaluate_frames(run, plain_qrels(qrels, "judged", design="drop"), list(names), options)
     return (
         result.assign(k=result["measure"].map(names).astype(np.int64))
         .rename(columns={"value": "judged"})[["run", "query_id", "k", "judged"]]
@@ -448,7 +450,7 @@ def leave_out_pooling(
     check_choice("removed_as", removed_as, ("pooled", "absent"))
     depth = check_int("depth", depth, 1)
     r = as_run(run)
-    q = plain_qrels(qrels, "leave_out_pooling")
+    q = plain_qrels(qrels, "leave_out_pooling", design="keep")  # each kept row keeps its stratum / probability
     names = sorted(pd.unique(r["run"]).tolist())
     groups = _run_groups(names, group)
     group_names = sorted(set(groups.values()))
@@ -488,6 +490,7 @@ def leave_out_pooling(
             "query_id": prefixes[g_of_row] + qid[rows].astype(object),
             "doc_id": q["doc_id"].to_numpy()[rows],
             "relevance": values,
+            **{column: q[column].to_numpy()[rows] for column in DESIGN_COLUMNS if column in q.columns},
         }
     )
     run_group = _group_codes(r["run"], groups, group_index)

@@ -109,8 +109,19 @@ def _level_values(levels: Sequence[Fraction]) -> np.ndarray:
 
 
 
-def plain_qrels(qrels: pd.DataFrame, function: str) -> pd.DataFrame:
-    """A canonical qrels frame without variant keys, sorted by (query_id, doc_id)."""
+#: the qrels columns of a sampling design (sample_eval's strata, statAP's inclusion probabilities)
+DESIGN_COLUMNS = ("stratum", "inclusion_prob")
+
+
+def plain_qrels(qrels: pd.DataFrame, function: str, design: str = "refuse") -> pd.DataFrame:
+    """A canonical qrels frame without variant keys, sorted by (query_id, doc_id).
+
+    ``design`` says what happens to the sampling columns (:data:`DESIGN_COLUMNS`) of sampled
+    qrels: ``"keep"`` them (a function whose derived qrels keep each row's design),
+    ``"drop"`` them (a function that reads only the labels), or ``"refuse"`` such qrels with
+    a :class:`SchemaError` (a function whose derived qrels would no longer be the sample the
+    columns describe: xinfAP, infNDCG and statAP on them would silently be other estimators).
+    """
     q = as_qrels(qrels)
     keys = variant_keys(q)
     if keys:
@@ -118,7 +129,15 @@ def plain_qrels(qrels: pd.DataFrame, function: str) -> pd.DataFrame:
             f"{function} takes one complete qrels, but this frame has variant column(s) {keys}; "
             f"select one variant first (e.g. qrels[qrels.level == 100].drop(columns={keys!r}))."
         )
-    q = q[["query_id", "doc_id", "relevance"]]
+    sampled = [c for c in DESIGN_COLUMNS if c in q.columns]
+    if sampled and design == "refuse":
+        raise SchemaError(
+            f"{function} builds new judgments from the qrels, but these qrels carry a sampling design "
+            f"({', '.join(sampled)}) that would not describe the judgments it builds (the sampled estimators "
+            f"xinfAP, infNDCG, statAP ... on them would silently become other estimators); to use the labels as "
+            f"plain judgments, drop the column(s): qrels.drop(columns={sampled!r})"
+        )
+    q = q[["query_id", "doc_id", "relevance", *(sampled if design == "keep" else [])]]
     topic, _ = pd.factorize(q["query_id"], sort=True)
     doc, _ = pd.factorize(q["doc_id"], sort=True)
     order = np.lexsort((doc, topic))

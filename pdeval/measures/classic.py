@@ -57,6 +57,8 @@ def _top(seg: Segments, cutoff: Optional[int]) -> np.ndarray:
 
 @register(
     "P",
+    as_nonrelevant=True,
+    monotone=True,
     sparse=True,
     cutoff="required",
     rel=True,
@@ -77,6 +79,7 @@ def precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "Rprec",
+    as_nonrelevant=True,
     sparse=True,
     rel=True,
     aliases=("R-prec", "Rprecision"),
@@ -95,6 +98,7 @@ def r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
 
 @register(
     "AP",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="optional",
     rel=True,
@@ -121,6 +125,7 @@ def average_precision(seg: Segments, *, cutoff: Optional[int] = None, rel: int =
 
 @register(
     "R",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="required",
     rel=True,
@@ -139,6 +144,8 @@ def recall(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
 
 @register(
     "RR",
+    as_nonrelevant=True,
+    monotone=True,
     sparse=True,
     cutoff="optional",
     rel=True,
@@ -174,13 +181,14 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
 def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]]) -> np.ndarray:
     """trec_eval's nDCG: disc(r) = 1/log2(r+1); ideal over all gain>0 documents. M19."""
     dcg = _trec_dcg(seg, seg.gain(gains), cutoff)
-    ideal = seg.ideal(gains)
+    ideal = seg.ideal(gains, depth=cutoff)
     ideal_dcg = _trec_dcg(ideal, ideal.rel, cutoff)
     return divide(dcg, ideal_dcg)
 
 
 @register(
     "nDCG",
+    as_nonrelevant=True,
     sparse=True,
     cutoff="optional",
     gains=True,
@@ -286,6 +294,7 @@ def inferred_ap(
 
 @register(
     "Judged",
+    monotone=True,
     cutoff="optional",
     summary="share of the top k documents that are judged (level >= 0), over min(k, retrieved)",
     unjudged="counts as unjudged",
@@ -306,6 +315,8 @@ def judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
 @register(
     "NumRet",
     aggregate="sum",
+    as_nonrelevant=True,
+    monotone=True,
     summary="number of documents retrieved (after depth)",
     unjudged="counted",
     pooled="counted",
@@ -322,6 +333,8 @@ def num_ret(seg: Segments) -> np.ndarray:
 @register(
     "NumRel",
     aggregate="sum",
+    as_nonrelevant=True,
+    monotone=True,
     sparse=True,
     rel=True,
     summary="number of relevant documents in the qrels (R)",
@@ -340,6 +353,8 @@ def num_rel(seg: Segments, *, rel: int = 1) -> np.ndarray:
 @register(
     "NumRelRet",
     aggregate="sum",
+    as_nonrelevant=True,
+    monotone=True,
     sparse=True,
     rel=True,
     summary="number of relevant documents retrieved",

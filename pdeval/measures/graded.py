@@ -252,6 +252,7 @@ def _ideal_cumulative(seg: Segments, gains: Gains) -> tuple[np.ndarray, np.ndarr
 
 @register(
     "Q",
+    as_nonrelevant=True,
     sparse=True,
     gains=True,
     params={"beta": 1.0},

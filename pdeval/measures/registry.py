@@ -55,6 +55,14 @@ class MeasureSpec:
     #: how trec_eval's summary line combines the topics: "mean", "sum" (counts), "gmean"
     #: (geometric mean of max(value, 1e-5), as gm_map), or "none" (per-topic only, as relstring)
     aggregate: str = "mean"
+    #: whether judging an unjudged retrieved document relevant (rather than nonrelevant) never
+    #: lowers the value (:func:`pdeval.bounds`): a bool, or a callable of the parsed Measure
+    #: for families where it depends on the parameters (recall only without a cutoff)
+    monotone: Union[bool, Callable[["Measure"], bool]] = False
+    #: whether the value treats an unjudged document exactly as a judged nonrelevant one (it
+    #: reads only relevant rows, ranks, R and the ideal list): then judging the unjudged
+    #: documents nonrelevant leaves it unchanged (:func:`pdeval.bounds` reuses the value)
+    as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -92,6 +100,8 @@ def register(
     sparse: bool = False,
     no_prime: Optional[str] = None,
     aggregate: str = "mean",
+    monotone: Union[bool, Callable[["Measure"], bool]] = False,
+    as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False,
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -101,6 +111,12 @@ def register(
     ``rank_at`` and never counts rows the qrels do not hold (nor list lengths), so the
     engine may leave those rows out. ``no_prime`` (a reason) refuses the prime / ``judged_only``.
     ``aggregate`` says how a summary over topics combines the values (see :class:`MeasureSpec`).
+    ``monotone`` declares that the value never falls when an unjudged retrieved document is
+    judged relevant rather than nonrelevant, the documents joining the topic's qrels (True, or
+    a callable of the parsed :class:`Measure`); :func:`pdeval.bounds` relies on it, and
+    ``tests/test_boundary_bounds.py`` proves it by enumerating every judging of small cases.
+    ``as_nonrelevant`` declares that unjudged documents count exactly as judged nonrelevant
+    ones (``tests/test_bounds.py`` checks it against qrels written out in full).
     """
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {AGGREGATES}, got {aggregate!r}")
@@ -125,6 +141,8 @@ def register(
             sparse=sparse,
             no_prime=no_prime,
             aggregate=aggregate,
+            monotone=monotone,
+            as_nonrelevant=as_nonrelevant,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):
@@ -166,6 +184,22 @@ class Measure:
         """Whether the kernel weighs tied documents alike (``ties="mean"``) and so needs to
         know which rows share a score (:attr:`Segments.ties`)."""
         return dict(self.params).get("ties") == "mean"
+
+    @property
+    def monotone(self) -> bool:
+        """Whether judging an unjudged retrieved document relevant rather than nonrelevant never
+        lowers the value (:attr:`MeasureSpec.monotone`). A prime is monotone when its measure
+        is: the condensed list of every judging holds the same documents, only their labels
+        differ."""
+        flag = self.spec.monotone
+        return bool(flag(self) if callable(flag) else flag)
+
+    @property
+    def as_nonrelevant(self) -> bool:
+        """Whether the value is the same when every unjudged document is judged nonrelevant
+        (:attr:`MeasureSpec.as_nonrelevant`); never for a prime, whose condensed list grows."""
+        flag = self.spec.as_nonrelevant
+        return not self.judged_only and bool(flag(self) if callable(flag) else flag)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]

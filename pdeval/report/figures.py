@@ -38,7 +38,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error, system_means
+from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error
+from pdeval.evaluation.results import summarize
 from pdeval.errors import SchemaError
 from pdeval.report.display import notebook_figure
 from pdeval.report.run_figures import bound_intervals, estimate_intervals, significance_matrix
@@ -155,7 +156,7 @@ def mean_by_level(
     order = measure_order(result, measures)
     data = result[result["measure"].isin(order)]
     keys = [x] + (["sample"] if "sample" in data.columns else [])
-    means = system_means(data, by=keys)
+    means = summarize(data, by=keys)
     per_sample = means.groupby(["measure", *keys], observed=True, sort=False)["value"].mean().reset_index()
     samples = int(per_sample.groupby(["measure", x])["value"].size().max())
     with sns.axes_style(STYLE):
@@ -213,8 +214,7 @@ def estimated_vs_actual(
 
     Reproduces Yilmaz & Aslam (2008), Figs. 1-18 (e.g. infAP on 10% of the judgments against
     AP on all of them; their ρ is the linear correlation coefficient). Both inputs are
-    per-topic result frames or per-system means (:func:`pdeval.system_means`,
-    :func:`pdeval.summarize`). If ``actual`` holds one measure every estimated measure is
+    per-topic result frames or per-system means (:func:`pdeval.summarize`). If ``actual`` holds one measure every estimated measure is
     plotted against it; otherwise measures are matched by name. ``estimated`` may have
     variant keys (``level``, ``depth``...): one panel per (measure, variant); its ``sample``
     column, if any, is averaged over (the mean estimate of each system). ``actual`` must have

@@ -90,7 +90,7 @@ def significance_matrix(
 
 def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
     """Each run's mean ``measure`` (today's value, ●) with the interval [mean low, mean high]
-    it could move in if the unjudged documents it retrieved were relevant; runs sorted by
+    it could move in if the unjudged documents it retrieved were judged; runs sorted by
     mean, best on top. A run whose interval reaches past the next run's mean could overtake
     it. ``bounds`` is a frame of :func:`pdeval.evaluation.bounds` (per topic or summarised); ``top``
     keeps the best ``top`` runs.
@@ -99,13 +99,12 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
         from pdeval.evaluation.bounds import summarize_bounds
 
         bounds = summarize_bounds(bounds)
-    else:
-        bounds = bounds.rename(columns={"low": "value"})
-    require_columns(bounds, ["run", "measure", "value", "high"], "bound_intervals")
+    require_columns(bounds, ["run", "measure", "value", "low", "high"], "bound_intervals")
     data = bounds[bounds["measure"] == measure]
     if data.empty:
         raise SchemaError(f"bound_intervals: measure {measure!r} is not in the frame; it has {sorted(pd.unique(bounds['measure']))}")
-    others = [k for k in variant_keys(data, ["run", "high", "residual"]) if data[k].nunique() > 1]
+    others = [k for k in variant_keys(data, ["run", "low", "high", "residual", "if_nonrelevant", "if_relevant", "monotone"])
+              if data[k].nunique() > 1]
     if others:
         raise SchemaError(f"bound_intervals: the frame has several variants in {others}; select one")
     data = data.sort_values("value", ascending=False)
@@ -116,10 +115,10 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
     with sns.axes_style(STYLE):
         fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
         y = np.arange(len(data))
-        low, high = data["value"].to_numpy(), data["high"].to_numpy()
-        ax.hlines(y, np.minimum(low, high), np.maximum(low, high), color="#1f78b4", linewidth=2.5, alpha=0.6,
-                  label="[low, high]: unjudged as nonrelevant / as relevant")
-        ax.plot(low, y, "o", color="black", markersize=4, label="mean (unjudged as the measure treats them)")
+        ax.hlines(y, data["low"].to_numpy(), data["high"].to_numpy(), color="#1f78b4", linewidth=2.5, alpha=0.6,
+                  label="[low, high]: unjudged judged nonrelevant / relevant")
+        ax.plot(data["value"].to_numpy(), y, "o", color="black", markersize=4,
+                label="mean (unjudged as the measure treats them)")
         ax.set_yticks(y)
         ax.set_yticklabels(labels)
         ax.invert_yaxis()

@@ -21,7 +21,8 @@ from typing import Iterable, Optional, Sequence, Union
 
 import pandas as pd
 
-from pdeval.analysis.correlation import correlation_table, rank_correlation, system_means
+from pdeval.analysis.correlation import correlation_table, rank_correlation
+from pdeval.evaluation.results import summarize
 from pdeval.analysis.bootstrap import discriminative_power
 from pdeval.analysis.swaps import swap_rates
 from pdeval.errors import MeasureError, PdevalError, PdevalWarning
@@ -259,7 +260,7 @@ def _full_judgments(run, qrels, measures: list[str], bounds: bool, tables: dict,
     correlation of the measures' rankings."""
     full = evaluate(run, qrels, measures, complete=True)
     results["full"] = full
-    means = system_means(full)
+    means = summarize(full)
     wide = means.pivot(index="run", columns="measure", values="value")[measures]
     if bounds:
         from pdeval.evaluation.bounds import bounds as bounds_of, summarize_bounds

@@ -12,7 +12,7 @@ from typing import Mapping, Optional, Sequence, Union
 import pandas as pd
 import seaborn as sns
 
-from pdeval.analysis.correlation import system_means
+from pdeval.evaluation.results import summarize
 from pdeval.errors import SchemaError
 
 #: axis labels of the statistics of :func:`pdeval.rank_correlation`
@@ -110,7 +110,7 @@ def spread_label(spread: Spread, samples: int) -> str:
 def means_of(frame: pd.DataFrame) -> pd.DataFrame:
     """Per-system means of a per-topic result frame, or the frame itself if already means."""
     if "query_id" in frame.columns:
-        return system_means(frame)
+        return summarize(frame)
     require_columns(frame, ["run", "measure", "value"], "a system-means frame")
     return frame.drop(columns=[c for c in COUNT_COLUMNS if c in frame.columns])
 
