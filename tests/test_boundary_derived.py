@@ -126,10 +126,10 @@ def result(n_runs: int, n_topics: int) -> pd.DataFrame:
 
 
 ANALYSES = {
-    "anova": lambda r: pdeval.anova(r, "AP"),
-    "tukey_hsd": lambda r: pdeval.tukey_hsd(r, "AP"),
-    "topic_set_size": lambda r: pdeval.topic_set_size(r, "AP"),
-    "swap_rates": lambda r: pdeval.swap_rates(r, "AP"),
+    "anova": lambda r: pdeval.anova(r, measures="AP"),
+    "tukey_hsd": lambda r: pdeval.tukey_hsd(r, measures="AP"),
+    "topic_set_size": lambda r: pdeval.topic_set_size(r, measures="AP"),
+    "swap_rates": lambda r: pdeval.swap_rates(r, measures="AP"),
     "compare": lambda r: pdeval.compare(r),
     "discriminative_power": lambda r: pdeval.discriminative_power(r),
 }
@@ -149,10 +149,10 @@ def test_a_ranking_of_one_system_has_no_correlation(call):
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda r: pdeval.swap_rates(r, "AP", trials=2.5), "trials"),
-    (lambda r: pdeval.swap_rates(r, "AP", trials="10"), "trials"),
-    (lambda r: pdeval.tukey_hsd(r, "AP", B="100"), "B"),
-    (lambda r: pdeval.tukey_hsd(r, "AP", B=2.5), "B"),
+    (lambda r: pdeval.swap_rates(r, measures="AP", n_resamples=2.5), "n_resamples"),
+    (lambda r: pdeval.swap_rates(r, measures="AP", n_resamples="10"), "n_resamples"),
+    (lambda r: pdeval.tukey_hsd(r, measures="AP", n_resamples="100"), "n_resamples"),
+    (lambda r: pdeval.tukey_hsd(r, measures="AP", n_resamples=2.5), "n_resamples"),
 ])
 def test_a_resample_count_that_is_not_an_integer_is_refused_by_name(call, name):
     with pytest.raises(PdevalError, match=rf"{name} must be"):

@@ -15,6 +15,7 @@ import pytest  # noqa: E402
 
 import pdeval  # noqa: E402
 from pdeval.errors import PdevalError, PdevalWarning  # noqa: E402
+from pdeval.report.render import OPTIONAL_TABLES  # noqa: E402
 from pdeval.report.study import TABLES, report  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:vert. bool was deprecated:DeprecationWarning")
@@ -46,13 +47,15 @@ def written(data, tmp_path_factory):
 
 def test_every_file_is_written(written):
     out, tables = written
-    names = [f"{t}.csv" for t in TABLES] + ["robustness_samples.csv", "report.md", "report.html"]
+    always = [t for t in TABLES if t not in OPTIONAL_TABLES]
+    names = [f"{t}.csv" for t in always] + ["robustness_samples.csv", "report.md", "report.html"]
     names += [f"{f}.png" for f in FIGURES]
     for name in names:
         assert (out / name).stat().st_size > 0, name
     html = (out / "report.html").read_text()
     assert html.count("src='data:image/png;base64,") == len(FIGURES)
-    assert html.count("<table") == len(TABLES)
+    assert html.count("<table") == len(always)
+    assert not any((out / f"{t}.csv").exists() for t in OPTIONAL_TABLES)  # written only when asked for
     markdown = (out / "report.md").read_text()
     for figure in FIGURES:
         assert f"]({figure}.png)" in markdown
@@ -250,3 +253,17 @@ def test_cli_reads_files_and_skips_unknown_measures(data, tmp_path, capsys):
 def test_runs_and_qrels_come_together(data, tmp_path):
     with pytest.raises(PdevalError, match="both"):
         report(data["run"], None, out=tmp_path)
+
+
+def test_estimates_are_written_when_asked_for(data, tmp_path):
+    """``report(estimate=True)``: the run means beside their bootstrap estimates (the table
+    equals pdeval.estimate's) and the figure of them."""
+    out = tmp_path / "with_estimates"
+    tables = report(data["run"], data["qrels"], partial_qrels=data["partial"], measures=["AP", "Bpref", "P@10"],
+                    samples=2, n_resamples=50, progress=False, out=out, depths=[10], estimate=True)
+    expected = pdeval.estimate(data["run"], data["qrels"], ["AP", "P@10"], n_resamples=50, seed=1, level="run")
+    got = tables["estimates"].set_index(["run", "measure"]).sort_index()
+    expected = expected.set_index(["run", "measure"]).sort_index()
+    pd.testing.assert_frame_equal(got[["value", "estimate", "low", "high"]], expected[["value", "estimate", "low", "high"]])
+    assert (out / "estimates.csv").stat().st_size > 0 and (out / "estimates.png").stat().st_size > 0
+    assert "estimates.png" in (out / "report.md").read_text()

@@ -17,10 +17,13 @@ import pandas as pd
 
 from pdeval.report import figures as plotting
 
-__all__ = ["TABLES", "caption_of", "compact_tables", "draw_figures", "markdown_table", "save_figure",
+__all__ = ["OPTIONAL_TABLES", "TABLES", "caption_of", "compact_tables", "draw_figures", "markdown_table", "save_figure",
            "write_html", "write_markdown"]
 
 #: CSV tables written, with the captions used in report.md / report.html
+#: tables written only when asked for (``report(estimate=True)``)
+OPTIONAL_TABLES = ("estimates",)
+
 TABLES = {
     "summary": "One line per measure: ranking agreement with full judgments at the smallest level, "
     "on the smallest pool, on the partial qrels, and discriminative power",
