@@ -90,11 +90,41 @@ def collection(name: str, *, sample: str = "clef2018"):
     if dropped:
         print(f"note: {len(dropped)} runs repeat documents within a topic; the first line of each was kept "
               f"(policy 'first', as pytrec_eval does; trec_eval refuses such runs)")
+    groups = identical_runs(data.runs)
+    if groups:
+        print("note: identical runs (the same documents in the same order on at least 90 % of the topics): "
+              + "; ".join(" = ".join(g) for g in groups)
+              + ". They stay in the rank correlations, as submitted runs: an identical pair is tied in every "
+                "ranking (Kendall's τ_b counts it neither way), but each of its pairs with another run counts twice.")
     if top:
         means = pdeval.system_means(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
         keep = means.nlargest(int(top), "value")["run"]
         data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
     return data, name
+
+
+def identical_runs(runs: pd.DataFrame, share: float = 0.9) -> list[list[str]]:
+    """Groups of (nearly) identical runs: runs that rank the same documents in the same order
+    (scores ignored) on at least ``share`` of the topics, largest groups first (single-link);
+    runs without a twin are left out."""
+    ordered = runs.sort_values(["run", "query_id", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
+    lists = ordered.groupby(["run", "query_id"], sort=True)["doc_id"].agg(lambda d: hash(tuple(d))).unstack("query_id")
+    values, names = lists.to_numpy(), list(lists.index)
+    same = (values[:, None, :] == values[None, :, :]).mean(axis=2) >= share
+    groups, seen = [], set()
+    for i, name in enumerate(names):
+        if name in seen or same[i].sum() < 2:
+            continue
+        group, frontier = {i}, [i]
+        while frontier:
+            j = frontier.pop()
+            for k in np.flatnonzero(same[j]):
+                if k not in group:
+                    group.add(k)
+                    frontier.append(k)
+        seen.update(names[k] for k in group)
+        groups.append(sorted(names[k] for k in group))
+    return sorted(groups, key=lambda g: (-len(g), g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,11 +307,12 @@ def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
     standard errors of the mean difference (``noise=False`` leaves the standard errors out),
     so a difference within the sampling noise is never a win. An empirical finding needs a
     positive ``tol`` (the paper reproductions never pass 0; exact relations are :func:`identity`
-    checks), and a difference within :data:`FLOAT_TIE` is a tie whatever the tolerance.
+    checks), and a difference that exceeds the tolerance by no more than :data:`FLOAT_TIE` is a tie
+    (floating-point noise never decides a verdict).
     """
     a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     d = a - b
-    margin, rule = max(float(tol), FLOAT_TIE), f"|difference| > {tol:.3g}"
+    margin, rule = float(tol) + FLOAT_TIE, f"|difference| > {tol:.3g}"
     if d.size > 1 and noise:
         se = float(d.std(ddof=1) / np.sqrt(d.size))
         margin += 2 * se
@@ -316,7 +347,7 @@ def combine(verdicts, *, claim: str = "") -> Verdict:
     claims_ = list(dict.fromkeys(v.claim for v in verdicts if v.claim))
     claim = claim or "; ".join(claims_)
     if "not testable" in found:
-        return Verdict("not testable", claim, "; ".join(v.tolerance for v in verdicts if v.outcome == "not testable"))
+        return Verdict("not testable", claim, "; ".join(dict.fromkeys(v.tolerance for v in verdicts if v.outcome == "not testable")))
     if len(found) == 1:
         outcome = found.pop()
     elif "yes" in found and "no" in found:
