@@ -123,6 +123,7 @@ def label_copy(nb: nbformat.NotebookNode, stem: str, collection: str, verdicts: 
         "the tolerance that decided it:",
         "",
         *rows,
+        *(["", f"**Data limits of `{collection}`.** {DATA_LIMITS[collection]}"] if collection in DATA_LIMITS else []),
     ])
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(text))
     return nb
