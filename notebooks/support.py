@@ -90,16 +90,16 @@ def collection(name: str, *, sample: str = "clef2018"):
     if dropped:
         print(f"note: {len(dropped)} runs repeat documents within a topic; the first line of each was kept "
               f"(policy 'first', as pytrec_eval does; trec_eval refuses such runs)")
+    if top:
+        means = pdeval.system_means(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
+        keep = means.nlargest(int(top), "value")["run"]
+        data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
     groups = identical_runs(data.runs)
     if groups:
         print("note: identical runs (the same documents in the same order on at least 90 % of the topics): "
               + "; ".join(" = ".join(g) for g in groups)
               + ". They stay in the rank correlations, as submitted runs: an identical pair is tied in every "
                 "ranking (Kendall's τ_b counts it neither way), but each of its pairs with another run counts twice.")
-    if top:
-        means = pdeval.system_means(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
-        keep = means.nlargest(int(top), "value")["run"]
-        data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
     return data, name
 
 
