@@ -11,8 +11,9 @@
 * :func:`collection`: a full public collection (downloaded once) with the full settings, the
   bundled CLEF 2018 sample in fast mode.
 * :func:`split_topics`: a fixed, seeded split of a topic list into two halves.
-* :func:`claims`, :func:`versus`, :func:`check`, :func:`combine`, :func:`tally`: the "paper vs
-  ours" table every notebook ends with; every verdict is computed from the results and states
+* :func:`claims`, :func:`versus`, :func:`check`, :func:`combine`, :func:`identity`,
+  :func:`untestable`, :func:`tally`: the "paper vs ours" table every notebook ends with (findings
+  and, apart from them, identity checks); every verdict is computed from the results and states
   the tolerance that decided it ("no difference (paper: X > Y)" where the paper's difference is
   within it).
 * :func:`shared_data`, :func:`read_trec_qrels`, :func:`read_extract`: the real label sets of the
@@ -93,7 +94,37 @@ def collection(name: str, *, sample: str = "clef2018"):
         means = pdeval.summarize(pdeval.evaluate(data.runs, data.qrels, ["AP"]))
         keep = means.nlargest(int(top), "value")["run"]
         data = data._replace(runs=data.runs[data.runs["run"].isin(keep)].reset_index(drop=True))
+    groups = identical_runs(data.runs)
+    if groups:
+        print("note: identical runs (the same documents in the same order on at least 90 % of the topics): "
+              + "; ".join(" = ".join(g) for g in groups)
+              + ". They stay in the rank correlations, as submitted runs: an identical pair is tied in every "
+                "ranking (Kendall's τ_b counts it neither way), but each of its pairs with another run counts twice.")
     return data, name
+
+
+def identical_runs(runs: pd.DataFrame, share: float = 0.9) -> list[list[str]]:
+    """Groups of (nearly) identical runs: runs that rank the same documents in the same order
+    (scores ignored) on at least ``share`` of the topics, largest groups first (single-link);
+    runs without a twin are left out."""
+    ordered = runs.sort_values(["run", "query_id", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
+    lists = ordered.groupby(["run", "query_id"], sort=True)["doc_id"].agg(lambda d: hash(tuple(d))).unstack("query_id")
+    values, names = lists.to_numpy(), list(lists.index)
+    same = (values[:, None, :] == values[None, :, :]).mean(axis=2) >= share
+    groups, seen = [], set()
+    for i, name in enumerate(names):
+        if name in seen or same[i].sum() < 2:
+            continue
+        group, frontier = {i}, [i]
+        while frontier:
+            j = frontier.pop()
+            for k in np.flatnonzero(same[j]):
+                if k not in group:
+                    group.add(k)
+                    frontier.append(k)
+        seen.update(names[k] for k in group)
+        groups.append(sorted(names[k] for k in group))
+    return sorted(groups, key=lambda g: (-len(g), g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -242,19 +273,29 @@ class Verdict:
     """Does our result agree with a finding of the paper, and by which rule was that decided?
 
     ``outcome`` is ``"yes"``, ``"no"``, ``"no difference"`` (the difference the paper reports
-    is absent: within the stated tolerance), ``"mixed"`` (some parts yes, some no) or
-    ``"partly"`` (some parts yes, the others no difference). ``claim`` is the paper's direction
-    (e.g. ``"RankEff > bpref-10"``), ``tolerance`` says how the comparison was decided.
+    is absent: within the stated tolerance), ``"mixed"`` (some parts yes, some no),
+    ``"partly"`` (some parts yes, the others no difference) or ``"not testable"`` (the data
+    cannot test the finding; ``tolerance`` says why). ``claim`` is the paper's direction (e.g.
+    ``"RankEff > bpref-10"``), ``tolerance`` says how the comparison was decided. ``kind`` is
+    ``"finding"`` (an empirical result of the paper, which the data could contradict) or
+    ``"identity"`` (a theorem, definition or property that holds by construction and can fail
+    only through a bug: a check, counted apart from the findings).
     """
 
     outcome: str
     claim: str = ""
     tolerance: str = ""
+    kind: str = "finding"
+    paper: str = ""  # another paper the row belongs to (empty: the notebook's own)
 
     def __str__(self) -> str:
         if self.outcome == "no difference" and self.claim:
             return f"no difference (paper: {self.claim})"
         return self.outcome
+
+
+#: differences this small are floating-point ties, never a win (see :func:`versus`)
+FLOAT_TIE = 1e-12
 
 
 def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
@@ -264,12 +305,14 @@ def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
     ``"no difference"``. Arrays of paired values (one per sample, e.g. the same reduced qrels
     scored by two measures): the mean paired difference is compared with ``tol`` plus two
     standard errors of the mean difference (``noise=False`` leaves the standard errors out),
-    so a difference within the sampling noise is never a win. ``tol`` is required so that
-    every comparison states its tolerance: 0 is a valid, explicit choice for exact quantities.
+    so a difference within the sampling noise is never a win. An empirical finding needs a
+    positive ``tol`` (the paper reproductions never pass 0; exact relations are :func:`identity`
+    checks), and a difference that exceeds the tolerance by no more than :data:`FLOAT_TIE` is a tie
+    (floating-point noise never decides a verdict).
     """
     a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     d = a - b
-    margin, rule = float(tol), f"|difference| > {tol:.3g}"
+    margin, rule = float(tol) + FLOAT_TIE, f"|difference| > {tol:.3g}"
     if d.size > 1 and noise:
         se = float(d.std(ddof=1) / np.sqrt(d.size))
         margin += 2 * se
@@ -279,9 +322,21 @@ def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
     return Verdict(outcome, claim, rule)
 
 
-def check(condition: bool, *, tolerance: str, claim: str = "") -> Verdict:
+def identity(condition: bool, *, tolerance: str, claim: str = "", paper: str = "") -> Verdict:
+    """A check of a theorem, definition or property (it holds by construction unless there is a
+    bug): ``"yes"`` if ``condition`` holds. Kept apart from the findings in the tallies;
+    ``paper`` names the paper it belongs to when that is not the notebook's."""
+    return Verdict("yes" if bool(condition) else "no", claim, tolerance, kind="identity", paper=paper)
+
+
+def untestable(reason: str, *, claim: str = "") -> Verdict:
+    """The data cannot test the finding (``reason`` says why): neither reproduced nor not."""
+    return Verdict("not testable", claim, reason)
+
+
+def check(condition: bool, *, tolerance: str, claim: str = "", paper: str = "") -> Verdict:
     """A verdict from a condition computed with an explicit threshold, named in ``tolerance``."""
-    return Verdict("yes" if bool(condition) else "no", claim, tolerance)
+    return Verdict("yes" if bool(condition) else "no", claim, tolerance, paper=paper)
 
 
 def combine(verdicts, *, claim: str = "") -> Verdict:
@@ -291,6 +346,8 @@ def combine(verdicts, *, claim: str = "") -> Verdict:
     rules = list(dict.fromkeys(v.tolerance for v in verdicts if v.tolerance))
     claims_ = list(dict.fromkeys(v.claim for v in verdicts if v.claim))
     claim = claim or "; ".join(claims_)
+    if "not testable" in found:
+        return Verdict("not testable", claim, "; ".join(dict.fromkeys(v.tolerance for v in verdicts if v.outcome == "not testable")))
     if len(found) == 1:
         outcome = found.pop()
     elif "yes" in found and "no" in found:
@@ -314,16 +371,26 @@ def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
         if not isinstance(verdict, Verdict):
             raise TypeError(f"the verdict of {claim!r} must be a Verdict stating its tolerance")
     pd.set_option("display.max_colwidth", None)
-    table = pd.DataFrame([(c, o, str(v), v.tolerance) for c, o, v in rows],
-                         columns=["paper's finding", "ours", "agrees", "tolerance"])
+    table = pd.DataFrame([(c, o, str(v), v.tolerance, v.kind, v.paper) for c, o, v in rows],
+                         columns=["paper's finding", "ours", "agrees", "tolerance", "kind", "paper"])
     if os.environ.get("PDEVAL_VERDICTS"):  # scripts/run_notebooks.py collects the verdicts of full runs
         table.to_csv(os.environ["PDEVAL_VERDICTS"], index=False)
     return table
 
 
 def tally(table: pd.DataFrame) -> dict[str, int]:
-    """Counts of findings reproduced (``yes``), partly (``partly``, ``mixed``) and not (the rest)."""
+    """Counts over the empirical findings: reproduced (``yes``), partly (``partly``, ``mixed``),
+    not (``no``, ``no difference``) and not testable; and apart from them the identity checks
+    (``kind == "identity"``) and how many of them held. A table without a ``kind`` column holds
+    findings only."""
+    kind = table["kind"] if "kind" in table.columns else pd.Series("finding", index=table.index)
     outcome = table["agrees"].str.split(" ").str[0]
-    return {"reproduced": int((outcome == "yes").sum()),
-            "partly": int(outcome.isin(["partly", "mixed"]).sum()),
-            "not": int((~outcome.isin(["yes", "partly", "mixed"])).sum())}
+    found, checks = outcome[kind != "identity"], outcome[kind == "identity"]
+    untested = table["agrees"][kind != "identity"].str.startswith("not testable")
+    return {"findings": int(len(found)),
+            "reproduced": int((found == "yes").sum()),
+            "partly": int(found.isin(["partly", "mixed"]).sum()),
+            "not": int((~found.isin(["yes", "partly", "mixed"]) & ~untested).sum()),
+            "untested": int(untested.sum()),
+            "checks": int(len(checks)),
+            "checks_held": int((checks == "yes").sum())}

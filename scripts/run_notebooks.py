@@ -13,7 +13,8 @@ Run by hand from the repository root (the tests run them separately, in fast mod
 ``notebooks/collections/<notebook>.<collection>.ipynb`` (figures go to a temporary folder). Every
 full run writes its paper-vs-ours verdicts to ``notebooks/verdicts/``, and
 ``notebooks/REPRODUCTIONS.md`` is rebuilt from all of them: per paper and collection, how many
-findings were reproduced, partly reproduced or not.
+empirical findings were reproduced, partly reproduced, not, or not testable, and apart from them
+how many identity checks held; then the data limits of each collection.
 
 The kernel is always this interpreter (``sys.executable``) whatever kernel specs the user has
 installed: a temporary ``python3`` kernel spec pointing at it is the only one the kernel
@@ -73,6 +74,7 @@ PAPERS = {
     "label_agreement_rag": "TREC RAG 2025 UMBRELA",
     "many_systems": "Carterette 2012; Sakai 2016, 2018",
     "pool_bias_and_budgets": "Losada et al. 2016, 2017; Webber & Park 2009; Lipani et al. 2015",
+    "estimates": "Fröbe et al. 2023; prediction-powered inference (Angelopoulos et al. 2023)",
 }
 
 
@@ -90,6 +92,7 @@ DEFAULT_DATA = {
     "label_agreement_rag": "TREC RAG 2025",
     "many_systems": "clef2015, trec-dl21",
     "pool_bias_and_budgets": "clef2015, trec-dl21",
+    "estimates": "clef2015, trec-dl21, LLMJudge DL 2023",
 }
 
 
@@ -109,10 +112,12 @@ def label_copy(nb: nbformat.NotebookNode, stem: str, collection: str, verdicts: 
     import pandas as pd
 
     nb.cells = [cell for cell in nb.cells if not (cell.cell_type == "markdown" and cell.source.startswith(COPY_BANNER))]
-    table = pd.read_csv(verdicts)
-    rows = ["| paper's finding | ours on this collection | agrees | tolerance |", "|---|---|---|---|"]
+    table = pd.read_csv(verdicts, keep_default_na=False)
+    columns = [c for c in ("paper's finding", "ours", "agrees", "tolerance", "kind") if c in table.columns]
+    rows = ["| " + " | ".join(c if c != "ours" else "ours on this collection" for c in columns) + " |",
+            "|" + "---|" * len(columns)]
     rows += ["| " + " | ".join(str(value).replace("|", "\\|").replace("\n", " ") for value in row) + " |"
-             for row in table.itertuples(index=False)]
+             for row in table[columns].itertuples(index=False)]
     text = "\n".join([
         COPY_BANNER,
         f"**This copy of `{stem}.ipynb` runs on `{collection}`.** Every output below, figures and the",
@@ -122,33 +127,84 @@ def label_copy(nb: nbformat.NotebookNode, stem: str, collection: str, verdicts: 
         "the tolerance that decided it:",
         "",
         *rows,
+        *(["", f"**Data limits of `{collection}`.** {DATA_LIMITS[collection]}"] if collection in DATA_LIMITS else []),
     ])
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(text))
     return nb
 
 
+#: what each collection cannot give, said beside its tallies (the notebooks print the numbers)
+DATA_LIMITS = {
+    "clef2018-full": "CLEF eHealth 2018, the 24 runs 1,000 deep. It holds (nearly) identical runs: CUNI run2 = the "
+                     "terrier DirichletLM baseline (the same lists), CUNI run1 differs from them in a handful of rows "
+                     "(MAP 0.2751 vs 0.2752), CUNI run3 likewise from the terrier TF_IDF baseline (0.2588 "
+                     "vs 0.2586), and IELAB 03 = IELAB 04. They stay in the rank correlations, as the submitted runs "
+                     "they are: an identical pair is tied in every ranking, so Kendall's τ_b counts it neither "
+                     "concordant nor discordant, but each of its pairs with another run counts twice. Yilmaz & "
+                     "Aslam's complete set is the depth-15 pool of the runs (98.4 % judged, 123 judgments per topic "
+                     "(median)); a random 1 % of it keeps 1-2 judged documents per topic, 5 % about 6, 10 % about "
+                     "12. Its shallowest pool (depth 1) holds 8.4 % of the set, so the paper's τ ≈ 0.9 at ≈ 5 % "
+                     "judged cannot be read off a depth pool.",
+    "clef2015": "CLEF eHealth 2015, all 68 runs (FDUSGInfo runs 6 = 7 = 8 and 9 = 10, LIMSI runs 4 = 5 identical "
+                "on at least 90 % of the topics; kept, as for CLEF 2018). No pool of these runs is 98 % judged: "
+                "Yilmaz & Aslam's \"complete\" set is the depth-5 pool, only 65 % judged, its holes counted "
+                "nonrelevant; too incomplete to stand for complete judgments, so the inferred_ap findings are "
+                "not testable here (numbers shown, no verdict). That set holds 66 judgments per topic (median); a "
+                "random 1 % of it keeps at most one per topic (some topics none), 10 % about 7.",
+    "clef2015-top30": "CLEF eHealth 2015, the 30 runs with the highest MAP. Yilmaz & Aslam's \"complete\" set "
+                      "is the depth-5 pool, 91 % judged, its holes counted nonrelevant (verdicts given, with that "
+                      "caveat). That set holds only 28 judgments per topic (median): a random 1-5 % of it keeps "
+                      "one judged document per topic or none, 10 % about 3. The depth-1 pool already holds about a "
+                      "quarter of it, so the paper's judged share at depth 4 (≈ 5 %) "
+                      "cannot be reached with depth pools.",
+    "trec-dl21": "TREC DL 2021 passage runs as distributed: 100 deep, so every measure is computed on the top "
+                 "100, a pool deeper than 100 adds nothing, and Yilmaz & Aslam's complete set is the depth-10 pool "
+                 "(98.9 % judged, 144 judgments per topic (median); a random 1 % keeps 1-2 per topic, 5 % about "
+                 "7). Its depth-1 pool holds 13.9 % of that set, so τ at the paper's ≈ 5 % cannot be read off a "
+                 "depth pool."
+}
+
+
 def write_summary() -> Path:
-    """``notebooks/REPRODUCTIONS.md``: per notebook and collection, the tally of its verdicts; the
-    same table goes into the docs' reproductions page (and the README, if it has the markers)
-    between the ``reproductions`` markers."""
+    """``notebooks/REPRODUCTIONS.md``: per paper, notebook and collection, the tally of its
+    empirical findings (reproduced, partly, not, not testable) and, apart from them, of its
+    identity checks (theorems and properties that hold by construction); then the data limits
+    per collection. The same table goes into the docs' reproductions page (and the README, if
+    it has the markers) between the ``reproductions`` markers."""
     sys.path.insert(0, str(NOTEBOOKS))
     import pandas as pd
     from support import tally
 
+    header = ("| paper | notebook | collection | findings | reproduced | partly | not | not testable "
+              "| identity checks (held) |")
     lines = ["# Reproductions: findings reproduced per paper and collection", "",
              "Generated by `scripts/run_notebooks.py` from the paper-vs-ours tables of the full runs",
-             "(`notebooks/verdicts/`). *partly*: some parts of a finding hold, others do not or show",
-             "no difference beyond the stated tolerance; *not*: the finding does not hold or its",
-             "difference is within the tolerance.", "",
-             "| paper | notebook | collection | findings | reproduced | partly | not |", "|---|---|---|---|---|---|---|"]
+             "(`notebooks/verdicts/`). The counts are over the papers' *empirical findings* only, each",
+             "under the paper it belongs to; *identity checks* (theorems, definitions and properties that",
+             "hold by construction, e.g. AP′ = bpref_relative2 or the swap property of RankEff) are",
+             "counted apart: they can fail only through a bug. *partly*: some parts of a finding hold,",
+             "others do not or show no difference beyond the stated tolerance; *not*: the finding does",
+             "not hold or its difference is within the tolerance; *not testable*: the collection cannot",
+             "test it (the verdict says why). Every verdict states the paper's claim, the compared",
+             "quantity and its tolerance.", "",
+             header, "|---|---|---|---|---|---|---|---|---|"]
+    seen = set()
     for csv in sorted(VERDICTS.glob("*.csv")):
         stem, _, coll = csv.stem.partition(".")
-        table = pd.read_csv(csv)
-        counts = tally(table)
+        table = pd.read_csv(csv, keep_default_na=False)
+        papers = table["paper"].replace("", PAPERS.get(stem, stem)) if "paper" in table.columns else \
+            pd.Series(PAPERS.get(stem, stem), index=table.index)
         link = f"collections/{stem}.{coll}.ipynb" if coll else f"{stem}.ipynb"
         collection_name = coll or DEFAULT_DATA.get(stem, "")
-        lines.append(f"| {PAPERS.get(stem, stem)} | [{stem}]({link}) | {collection_name} | {len(table)} | "
-                     f"{counts['reproduced']} | {counts['partly']} | {counts['not']} |")
+        seen.add(coll or DEFAULT_DATA.get(stem, "").split(" ")[0])
+        for paper in dict.fromkeys(papers):
+            c = tally(table[papers == paper])
+            lines.append(f"| {paper} | [{stem}]({link}) | {collection_name} | {c['findings']} | "
+                         f"{c['reproduced']} | {c['partly']} | {c['not']} | {c['untested']} | "
+                         f"{c['checks']} ({c['checks_held']}) |")
+    table_end = len(lines)
+    lines += ["", "## Data limits per collection", ""]
+    lines += [f"* **{name}**: {text}" for name, text in DATA_LIMITS.items()]
     path = NOTEBOOKS / "REPRODUCTIONS.md"
     path.write_text("\n".join(lines) + "\n")
     start, end = "<!-- reproductions:start -->", "<!-- reproductions:end -->"
@@ -156,7 +212,7 @@ def write_summary() -> Path:
         text = page.read_text()
         if start in text and end in text:
             table = [line.replace("](", "](" + prefix) if line.startswith("| ") and "](" in line else line
-                     for line in lines[lines.index("| paper | notebook | collection | findings | reproduced | partly | not |"):]]
+                     for line in lines[lines.index(header):]]
             head, rest = text.split(start, 1)
             page.write_text(head + start + "\n" + "\n".join(table) + "\n" + end + rest.split(end, 1)[1])
     return path
