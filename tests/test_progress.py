@@ -9,13 +9,13 @@ interpreter (a temporary kernel spec, as tests/test_notebooks.py does); its firs
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 import pdeval
 from pdeval.common.progress import one_bar, progress_bar
+from test_notebooks import _kernel_manager  # the same kernel spec as the notebook tests
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURES = ["AP", "P@10", "nDCG@10"]
@@ -52,18 +52,6 @@ def test_nested_tasks_share_the_outer_bar(capsys):
     assert _bar_starts(err, "inner") == 1 and "/10 [" in err and _bar_starts(err, "outer") == 0
     assert list(progress_bar(range(2), enabled=True, total=2, desc="alone")) == [0, 1]  # no task: its own bar
     assert _bar_starts(capsys.readouterr().err, "alone") == 1
-
-
-def _kernel_manager(spec_dir: Path):
-    from ipykernel.kernelspec import write_kernel_spec
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
-
-    write_kernel_spec(spec_dir / "python3")
-    specs = KernelSpecManager()
-    specs.kernel_dirs = [str(spec_dir)]
-    specs.ensure_native_kernel = False
-    return KernelManager(kernel_name="python3", kernel_spec_manager=specs)
 
 
 CELLS = [

@@ -83,16 +83,9 @@ def evaluate_frames(
     return result_frame(ranked, judgments, variant, group, values, parsed, list(options.by))
 
 
-def prepare(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    measures: Union[MeasureLike, Iterable[MeasureLike]],
-    options: EngineOptions,
-    *,
-    coverage: bool = True,
-    judgments: Optional[JudgmentIndex] = None,
-    duplicates_checked: bool = False,
-) -> tuple[list, JudgmentIndex, RankedRun]:
+def prepare(run: pd.DataFrame, qrels: pd.DataFrame, measures: Union[MeasureLike, Iterable[MeasureLike]],
+            options: EngineOptions, *, coverage: bool = True, judgments: Optional[JudgmentIndex] = None,
+            duplicates_checked: bool = False) -> tuple[list, JudgmentIndex, RankedRun]:
     """The checked measures, the qrels' judgment index and the ranked run (the checks and
     warnings of :func:`evaluate_frames`, which see for the keywords)."""
     by, depth, duplicates = list(options.by), options.depth, options.duplicates

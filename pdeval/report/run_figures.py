@@ -107,28 +107,9 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
               if data[k].nunique() > 1]
     if others:
         raise SchemaError(f"bound_intervals: the frame has several variants in {others}; select one")
-    data = data.sort_values("value", ascending=False)
-    if top is not None:
-        data = data.head(top)
-    labels = [wrap_label(r) for r in data["run"]]
-    lines = sum(label.count("\n") + 1 for label in labels)
-    with sns.axes_style(STYLE):
-        fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
-        y = np.arange(len(data))
-        ax.hlines(y, data["low"].to_numpy(), data["high"].to_numpy(), color="#1f78b4", linewidth=2.5, alpha=0.6,
-                  label="[low, high]: unjudged judged nonrelevant / relevant")
-        ax.plot(data["value"].to_numpy(), y, "o", color="black", markersize=4,
-                label="mean (unjudged as the measure treats them)")
-        ax.set_yticks(y)
-        ax.set_yticklabels(labels)
-        ax.invert_yaxis()
-    ax.set_xlabel(f"mean {measure}")
-    ax.set_ylabel("run (sorted by mean)")
-    ax.grid(axis="x", alpha=0.4)
-    ax.set_title(f"{measure}: how far unjudged documents could move each run")
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    return fig
+    return _interval_figure(data, "value", measure, "#1f78b4", "[low, high]: unjudged judged nonrelevant / relevant",
+                            ("value", "o", "mean (unjudged as the measure treats them)"), top,
+                            f"{measure}: how far unjudged documents could move each run")
 
 
 def estimate_intervals(estimates: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
@@ -143,7 +124,16 @@ def estimate_intervals(estimates: pd.DataFrame, measure: str, *, top: Optional[i
     if data.empty:
         raise SchemaError(f"estimate_intervals: measure {measure!r} is not in the frame; it has "
                           f"{sorted(pd.unique(estimates['measure']))}")
-    data = data.sort_values("estimate", ascending=False)
+    return _interval_figure(data, "estimate", measure, "#1b9e77", "interval",
+                            ("estimate", "o", "estimate"), top,
+                            f"{measure}: estimated mean if the unjudged documents were judged",
+                            today=("value", "|", "today (unjudged as nonrelevant)"))
+
+
+def _interval_figure(data: pd.DataFrame, key: str, measure: str, colour: str, band: str, point: tuple,
+                     top: Optional[int], title: str, today: Optional[tuple] = None) -> Figure:
+    """Run means as points with their [low, high] band, sorted by ``key`` (best on top)."""
+    data = data.sort_values(key, ascending=False)
     if top is not None:
         data = data.head(top)
     labels = [wrap_label(r) for r in data["run"]]
@@ -151,16 +141,18 @@ def estimate_intervals(estimates: pd.DataFrame, measure: str, *, top: Optional[i
     with sns.axes_style(STYLE):
         fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.22 * lines + 1.2)))
         y = np.arange(len(data))
-        ax.hlines(y, data["low"], data["high"], color="#1b9e77", linewidth=2.5, alpha=0.6, label="interval")
-        ax.plot(data["estimate"], y, "o", color="#1b9e77", markersize=4, label="estimate")
-        ax.plot(data["value"], y, "|", color="black", markersize=9, label="today (unjudged as nonrelevant)")
+        ax.hlines(y, data["low"].to_numpy(), data["high"].to_numpy(), color=colour, linewidth=2.5, alpha=0.6,
+                  label=band)
+        marks = [(point, colour if today else "black", 4)] + ([(today, "black", 9)] if today else [])
+        for (column, marker, label), colour_of, size in marks:
+            ax.plot(data[column].to_numpy(), y, marker, color=colour_of, markersize=size, label=label)
         ax.set_yticks(y)
         ax.set_yticklabels(labels)
         ax.invert_yaxis()
     ax.set_xlabel(f"mean {measure}")
-    ax.set_ylabel("run (sorted by estimate)")
+    ax.set_ylabel(f"run (sorted by {'mean' if key == 'value' else key})")
     ax.grid(axis="x", alpha=0.4)
-    ax.set_title(f"{measure}: estimated mean if the unjudged documents were judged")
+    ax.set_title(title)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return fig
