@@ -27,54 +27,74 @@
   ranx objects, ir_datasets records and ir_measures measure objects are accepted as inputs.
 """
 
+import importlib
+import importlib.util
 import sys
 
-from pdeval import accessor, datasets, errors, frames
-from pdeval.analysis.agreement import agreement
-from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
-from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
-from pdeval.evaluation.bounds import bounds
-from pdeval.analysis.correlation import correlation_table, rank_correlation
+# what every evaluation needs is imported now; the rest (analysis, judgments, estimates, the
+# figures, most integrations) on first use, so that the ``pdeval`` command starts fast
+from pdeval import accessor, errors, frames  # noqa: F401  (accessor registers df.ir)
 from pdeval.api import evaluate
+from pdeval.engine.ranking import rank_run
+from pdeval.evaluation.bounds import bounds
 from pdeval.evaluation.results import summarize
-from pdeval.analysis.estimates import estimate
-from pdeval.analysis.experiments import training_sensitivity
-from pdeval.sources.tables import read_table, write_table
-from pdeval.integrations.pyterrier import experiment
-from pdeval.integrations.ranx import from_ranx, to_ranx
 from pdeval.integrations.trec_eval import read_trec_eval, write_trec_eval
-from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
-from pdeval.judgments.reduction import LEVEL_GRIDS, reduce
-from pdeval.judgments.adjudication import STRATEGIES, budget_qrels, judging_order
-from pdeval.analysis.pool_bias import bias_summary, leave_out_bias, pool_bias_correction
-from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
 from pdeval.measures import available as available_measures
 from pdeval.measures import parse as parse_measure
-from pdeval.engine.ranking import rank_run
-from pdeval.sources.sampled import prels_qrels
-from pdeval.judgments.sampling import sample_inclusion, sample_pool
-from pdeval.analysis.bootstrap import discriminative_power
-from pdeval.analysis.significance import compare
-from pdeval.analysis.swaps import swap_rates
-from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
-from pdeval.analysis.reproducibility import reproducibility
-from pdeval.analysis.standardize import standardize, zscore_table
-from pdeval.sources.zscores import read_zscores, write_zscores
+from pdeval.sources.io import read_qrels, read_run, write_qrels, write_run
+
+#: public name -> module that defines it, imported on first use (PEP 562)
+_LAZY = {
+    **dict.fromkeys(("agreement",), "pdeval.analysis.agreement"),
+    **dict.fromkeys(("fill_holes", "judged_by_source", "label_sets", "map_grades", "merge_qrels"),
+                    "pdeval.analysis.labels"),
+    **dict.fromkeys(("compare_leaderboards", "leaderboard_changes", "leaderboards"), "pdeval.analysis.leaderboards"),
+    **dict.fromkeys(("correlation_table", "rank_correlation"), "pdeval.analysis.correlation"),
+    "estimate": "pdeval.analysis.estimates",
+    "training_sensitivity": "pdeval.analysis.experiments",
+    **dict.fromkeys(("read_table", "write_table"), "pdeval.sources.tables"),
+    "experiment": "pdeval.integrations.pyterrier",
+    **dict.fromkeys(("from_ranx", "to_ranx"), "pdeval.integrations.ranx"),
+    **dict.fromkeys(("LEVEL_GRIDS", "reduce"), "pdeval.judgments.reduction"),
+    **dict.fromkeys(("STRATEGIES", "budget_qrels", "judging_order"), "pdeval.judgments.adjudication"),
+    **dict.fromkeys(("bias_summary", "leave_out_bias", "pool_bias_correction"), "pdeval.analysis.pool_bias"),
+    **dict.fromkeys(("exclude_runs", "judged", "leave_out_pooling", "mixed_pool", "pool"), "pdeval.judgments.pooling"),
+    "prels_qrels": "pdeval.sources.sampled",
+    **dict.fromkeys(("sample_inclusion", "sample_pool"), "pdeval.judgments.sampling"),
+    "discriminative_power": "pdeval.analysis.bootstrap",
+    "compare": "pdeval.analysis.significance",
+    "swap_rates": "pdeval.analysis.swaps",
+    **dict.fromkeys(("anova", "topic_set_size", "tukey_hsd"), "pdeval.analysis.statistics"),
+    "reproducibility": "pdeval.analysis.reproducibility",
+    **dict.fromkeys(("standardize", "zscore_table"), "pdeval.analysis.standardize"),
+    **dict.fromkeys(("read_zscores", "write_zscores"), "pdeval.sources.zscores"),
+}
 
 if "dask.dataframe" in sys.modules:  # registers ddf.ir; otherwise ``import pdeval.dask`` does
-    from pdeval import dask
+    importlib.import_module("pdeval.dask")
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    """``pdeval.plotting``: the seaborn figures (:mod:`pdeval.report.figures`), imported on first
-    use so that ``import pdeval`` does not load matplotlib."""
+    """The public functions of :data:`_LAZY`, ``pdeval.plotting`` (the seaborn figures,
+    :mod:`pdeval.report.figures`) and the subpackages (``pdeval.datasets``, ``pdeval.analysis``
+    ...), imported on first use so that ``import pdeval`` loads neither scipy.stats nor
+    matplotlib."""
     if name == "plotting":
-        from pdeval.report import figures
-
-        return figures
+        return importlib.import_module("pdeval.report.figures")
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"pdeval.{name}") is not None:
+        return importlib.import_module(f"pdeval.{name}")
     raise AttributeError(f"module 'pdeval' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {"plotting"})
+
 
 __all__ = [
     "LEVEL_GRIDS",

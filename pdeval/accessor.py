@@ -14,59 +14,72 @@ Every public function whose first argument is a run, qrels or result frame has i
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
-from pdeval.analysis.agreement import agreement
-from pdeval.analysis.correlation import correlation_table, rank_correlation
-from pdeval.analysis.experiments import training_sensitivity
-from pdeval.analysis.labels import fill_holes, judged_by_source, label_sets, map_grades, merge_qrels
-from pdeval.analysis.estimates import estimate
-from pdeval.analysis.reproducibility import reproducibility
-from pdeval.analysis.standardize import standardize, zscore_table
-from pdeval.analysis.pool_bias import leave_out_bias, pool_bias_correction
-from pdeval.analysis.leaderboards import compare_leaderboards, leaderboard_changes, leaderboards
-from pdeval.analysis.significance import compare
-from pdeval.analysis.bootstrap import discriminative_power
-from pdeval.analysis.statistics import anova, topic_set_size, tukey_hsd
-from pdeval.analysis.swaps import swap_rates
-from pdeval.api import evaluate
-from pdeval.engine.ranking import rank_run
 from pdeval.errors import SchemaError
-from pdeval.evaluation.bounds import bounds
-from pdeval.evaluation.results import summarize
 from pdeval.frames.canonical import QRELS_REQUIRED, RESULT_REQUIRED, RUN_REQUIRED, as_run, frame_kind
-from pdeval.integrations.pyterrier import experiment
-from pdeval.integrations.ranx import to_ranx
-from pdeval.integrations.trec_eval import write_trec_eval
-from pdeval.judgments.pooling import exclude_runs, judged, leave_out_pooling, mixed_pool, pool
-from pdeval.judgments.adjudication import judging_order
-from pdeval.judgments.reduction import reduce
-from pdeval.judgments.sampling import sample_inclusion, sample_pool
-from pdeval.sources.io import write_qrels, write_run
-from pdeval.sources.tables import write_table
 
-__all__ = ["IRAccessor", "METHODS", "bind"]
+__all__ = ["IRAccessor", "METHODS", "bind", "methods"]
 
 _NEEDS = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRED}
 
 #: the functions that are ``df.ir`` methods, by the kind(s) of frame they take first
-METHODS: dict[tuple[str, ...], tuple[Callable, ...]] = {
+#: the functions that are ``df.ir`` methods (dotted paths), by the kind(s) of frame they take
+#: first; each is imported when its method is first used, so ``import pdeval`` stays light
+METHODS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("run",): (
-        evaluate, bounds, estimate, rank_run, pool, mixed_pool, judged, exclude_runs, leave_out_pooling,
-        judged_by_source, leaderboards, fill_holes, sample_pool, sample_inclusion, write_run, reproducibility,
-        judging_order, pool_bias_correction, leave_out_bias,
+        "pdeval.api.evaluate",
+        "pdeval.evaluation.bounds.bounds",
+        "pdeval.analysis.estimates.estimate",
+        "pdeval.engine.ranking.rank_run",
+        "pdeval.judgments.pooling.pool",
+        "pdeval.judgments.pooling.mixed_pool",
+        "pdeval.judgments.pooling.judged",
+        "pdeval.judgments.pooling.exclude_runs",
+        "pdeval.judgments.pooling.leave_out_pooling",
+        "pdeval.judgments.sampling.sample_pool",
+        "pdeval.judgments.sampling.sample_inclusion",
+        "pdeval.judgments.adjudication.judging_order",
+        "pdeval.analysis.labels.judged_by_source",
+        "pdeval.analysis.labels.fill_holes",
+        "pdeval.analysis.leaderboards.leaderboards",
+        "pdeval.analysis.reproducibility.reproducibility",
+        "pdeval.analysis.pool_bias.pool_bias_correction",
+        "pdeval.analysis.pool_bias.leave_out_bias",
+        "pdeval.sources.io.write_run",
     ),
-    ("qrels",): (reduce, merge_qrels, agreement, map_grades, label_sets, write_qrels),
+    ("qrels",): (
+        "pdeval.judgments.reduction.reduce",
+        "pdeval.analysis.labels.merge_qrels",
+        "pdeval.analysis.labels.map_grades",
+        "pdeval.analysis.labels.label_sets",
+        "pdeval.analysis.agreement.agreement",
+        "pdeval.sources.io.write_qrels",
+    ),
     ("result",): (
-        summarize, rank_correlation, correlation_table, compare_leaderboards,
-        leaderboard_changes, swap_rates, discriminative_power, compare, tukey_hsd, anova,
-        topic_set_size, training_sensitivity, experiment, write_trec_eval, standardize, zscore_table,
+        "pdeval.evaluation.results.summarize",
+        "pdeval.analysis.correlation.rank_correlation",
+        "pdeval.analysis.correlation.correlation_table",
+        "pdeval.analysis.leaderboards.compare_leaderboards",
+        "pdeval.analysis.leaderboards.leaderboard_changes",
+        "pdeval.analysis.swaps.swap_rates",
+        "pdeval.analysis.bootstrap.discriminative_power",
+        "pdeval.analysis.significance.compare",
+        "pdeval.analysis.statistics.tukey_hsd",
+        "pdeval.analysis.statistics.anova",
+        "pdeval.analysis.statistics.topic_set_size",
+        "pdeval.analysis.experiments.training_sensitivity",
+        "pdeval.analysis.standardize.standardize",
+        "pdeval.analysis.standardize.zscore_table",
+        "pdeval.integrations.pyterrier.experiment",
+        "pdeval.integrations.trec_eval.write_trec_eval",
     ),
-    ("run", "qrels"): (to_ranx,),
-    ("run", "qrels", "result"): (write_table,),
+    ("run", "qrels"): ("pdeval.integrations.ranx.to_ranx",),
+    ("run", "qrels", "result"): ("pdeval.sources.tables.write_table",),
 }
 
 
@@ -139,10 +152,33 @@ def bind(function: Callable, kinds: Sequence[str]) -> Callable:
     return method
 
 
-for _kinds, _functions in METHODS.items():
-    for _function in _functions:
-        setattr(IRAccessor, _function.__name__, bind(_function, _kinds))
-del _kinds, _functions, _function
+def _resolve(path: str) -> Callable:
+    module, name = path.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)
+
+
+class _Method:
+    """A ``df.ir`` method not bound yet: on first use it imports its function and puts the
+    bound method (:func:`bind`) in its place on :class:`IRAccessor`."""
+
+    def __init__(self, path: str, kinds: Sequence[str]):
+        self.path, self.kinds = path, tuple(kinds)
+
+    def __get__(self, accessor: Optional[IRAccessor], owner: type = IRAccessor):
+        method = bind(_resolve(self.path), self.kinds)
+        setattr(owner, method.__name__, method)
+        return method if accessor is None else method.__get__(accessor, owner)
+
+
+def methods() -> dict[str, tuple[Callable, tuple[str, ...]]]:
+    """Every ``df.ir`` method's function and the frame kinds it takes, by name (imports them)."""
+    return {path.rsplit(".", 1)[1]: (_resolve(path), kinds) for kinds, paths in METHODS.items() for path in paths}
+
+
+for _kinds, _paths in METHODS.items():
+    for _path in _paths:
+        setattr(IRAccessor, _path.rsplit(".", 1)[1], _Method(_path, _kinds))
+del _kinds, _paths, _path
 
 
 class _Plots:

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import pdeval
-from pdeval.accessor import METHODS
+from pdeval.accessor import methods
 from pdeval.analysis.coefficients import METHODS as COEFFICIENTS
 from pdeval.engine.options import OPTION_DOCS
 from pdeval.errors import PdevalError, SchemaError
@@ -32,7 +32,7 @@ FUNCTIONS = {
     for name in pdeval.__all__
     if inspect.isfunction(getattr(pdeval, name))
 }
-BOUND = {function.__name__: (function, kinds) for kinds, functions in METHODS.items() for function in functions}
+BOUND = methods()
 
 #: concept -> (its one parameter name, synonyms that may not be public parameter names)
 CONCEPTS = {
