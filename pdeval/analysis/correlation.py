@@ -193,6 +193,30 @@ def rank_correlation(
     ``count`` (samples) and ``n_runs`` (the smallest over samples) replace ``value``;
     with ``alpha``, ``critical`` (for that ``n_runs``) and ``n_significant`` (samples whose
     tau is significant) are added.
+
+    Parameters
+    ----------
+    result : DataFrame
+        Result frame (per topic or per run means) of the systems to rank.
+    reference : str or DataFrame
+        The reference ranking: a result frame, or the name of a measure of ``result``.
+    methods : str or list of str, default ("tau_b",)
+        The coefficients (:data:`pdeval.analysis.coefficients.METHODS`).
+    by : str or list of str, optional
+        Key columns to compare within.
+    aggregate : bool, default False
+        Summarise the samples (mean, sd, min, max) instead of one row per sample.
+    alpha : float, optional
+        With ``aggregate``, the level of the significance counts.
+    system : str, default 'run'
+        The column naming the systems.
+    missing : {'warn', 'raise'}, default 'warn'
+        Systems on one side only (see "Alignment" above).
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows per variant, measure and method, as described above.
     """
     if isinstance(methods, str):
         methods = [methods]

@@ -322,6 +322,22 @@ def rank_run(
     order), ordered within each group by trec_eval's rule, and cut at ``depth`` documents per
     group when given (trec_eval ``-M``). Any ``rank`` column of the input is ignored and
     replaced. The input must be a canonical run frame (:func:`pdeval.frames.canonical.as_run`).
+
+    Parameters
+    ----------
+    run : DataFrame
+        A canonical run frame.
+    by : str or list of str, optional
+        Extra key columns of a system beside ``run``.
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+    depth : int, optional
+        Keep the first ``depth`` documents of each ranking.
+
+    Returns
+    -------
+    DataFrame
+        The run in trec_eval order with a 1-based ``rank`` column.
     """
     keys = ["run", *([by] if isinstance(by, str) else (by or ())), "query_id"]
     if depth is not None and depth < 1:

@@ -29,6 +29,16 @@ def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
     The frame may be anything pdeval reads (pandas, Polars, Arrow, records). A qrels frame
     with variant keys (``level``, ``sample``) is refused: select one variant first, and so
     is an empty frame (:class:`~pdeval.errors.SchemaError`, as :func:`pdeval.evaluate` gives).
+
+    Parameters
+    ----------
+    frame : DataFrame or any frame pdeval reads
+        A run or qrels frame.
+
+    Returns
+    -------
+    ranx.Run, dict of ranx.Run, or ranx.Qrels
+        The run (one run), the runs by name (several) or the qrels.
     """
     import ranx
 

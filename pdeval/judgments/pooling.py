@@ -165,6 +165,26 @@ def pool(
 
     ``depth`` is a positive int, a list of them, or a name in :data:`DEPTH_GRIDS`; a list adds
     an int column ``depth`` as the first column, a variant key for ``evaluate``.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame of the runs that build the pool.
+    depth : int, str or list of int
+        The pool depth(s), or a name in :data:`DEPTH_GRIDS`.
+    runs : list of str, optional
+        The runs that build the pool (default: all).
+    qrels : DataFrame, optional
+        The complete qrels ``Q*``: the result is then the qrels derived from the pool (above).
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+    removed_as : {'pooled', 'absent'}, default 'pooled'
+        How an entry of ``Q*`` outside the pool appears: -1, or dropped.
+
+    Returns
+    -------
+    DataFrame
+        A qrels frame (with a ``depth`` column when several depths are given).
     """
     check_choice("removed_as", removed_as, ("pooled", "absent"))
     depths, as_list = _parse_depths(depth)
@@ -229,6 +249,32 @@ def mixed_pool(
     order), and depth k takes the outside documents with the smallest keys, so a depth's sample
     does not depend on which other depths are requested. Pooled documents absent from ``Q*`` are
     reported as in :func:`pool`.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame of the runs that build the pools.
+    qrels : DataFrame
+        The full qrels ``Q*``.
+    depths : int, str or list of int
+        The pool depths (or a name in :data:`DEPTH_GRIDS`).
+    samples : int, default 1
+        Random samples per depth.
+    seed : int, Generator or None, default 0
+        Seeds the samples.
+    runs : list of str, optional
+        The runs that build the pools (default: all).
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+    removed_as : {'pooled', 'absent'}, default 'pooled'
+        How an entry of ``Q*`` outside a variant appears in it: -1, or dropped.
+    progress : bool, optional
+        A progress bar (None: only for long work on a terminal or in a notebook).
+
+    Returns
+    -------
+    DataFrame
+        Qrels variants keyed by ``depth`` and ``sample``.
     """
     check_choice("removed_as", removed_as, ("pooled", "absent"))
     depth_list, _ = _parse_depths(depths, "depths")
@@ -290,6 +336,22 @@ def exclude_runs(
 
     Returns ``(kept, excluded)``: the canonical run frame restricted to the kept runs, and a
     frame ``run, rule, detail`` with one row per rule an excluded run broke.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame of one or more runs.
+    qrels : DataFrame
+        The qrels the runs are judged against.
+    max_docs : int, default 1000
+        ``M``: the documents of a run per topic that count (rule 1).
+    min_share : float, default 0.95
+        The share of ``|T| · M`` a run must retrieve in all (rule 1).
+
+    Returns
+    -------
+    tuple of DataFrame
+        ``(kept, excluded)`` as described above.
     """
     max_docs = check_int("max_docs", max_docs, 1)
     if isinstance(min_share, bool) or not isinstance(min_share, numbers.Real) or not 0 <= min_share <= 1:
@@ -345,6 +407,22 @@ def judged(
 
     Topics of the run absent from the qrels are ignored (MEASURES.md 0.5). Returns a tidy frame
     ``run, query_id, k, judged`` sorted by run, query_id, k.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame of one or more runs.
+    qrels : DataFrame
+        The qrels (any variant keys are refused).
+    k : int or list of int, default (1, 10, 100, 1000)
+        The depths at which the judged share is measured.
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        ``run, query_id, k, judged``.
     """
     ks, _ = _parse_depths(k, "k")
     names = {f"Judged@{cutoff}": cutoff for cutoff in ks}
@@ -445,6 +523,29 @@ def leave_out_pooling(
     With ``removed_as="absent"``, a topic whose every ``Q*`` entry came from G alone vanishes
     from ``Q_{-G}``, so ``evaluate`` skips it and ``value_left_out`` is NaN there (rare; with
     ``removed_as="pooled"`` the topic stays, with R = 0).
+
+    Parameters
+    ----------
+    run : DataFrame
+        The pooled runs (every run given contributes to the pool ``P``).
+    qrels : DataFrame
+        The full qrels ``Q*``.
+    depth : int, default 100
+        The pool depth.
+    group : mapping or callable, optional
+        The group of each run (default: each run its own group).
+    measures : list of str, default ("AP", "Bpref", "infAP", "AP'")
+        The measures to evaluate.
+    removed_as : {'absent', 'pooled'}, default 'absent'
+        How the left-out documents appear in ``Q_{-G}`` (see above).
+    score_precision : {'float64', 'float32'}, default 'float64'
+        As for :func:`pdeval.evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        ``run, group, query_id, measure, value_pooled, value_left_out, difference,
+        removed_judged, removed_relevant``.
     """
 
     check_choice("removed_as", removed_as, ("pooled", "absent"))

@@ -437,6 +437,26 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
 
     ``judged_only=True`` primes the measure; ``overrides`` set parameters (``rel=2``,
     ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
+
+    Parameters
+    ----------
+    measure : str or Measure
+        A measure string (``"AP"``, ``"nDCG'@10"``, ``"infAP(c=1.5)"``), a :class:`Measure`,
+        or an ir_measures measure object.
+    judged_only : bool, default False
+        Prime the measure (evaluate it on the condensed list).
+    **overrides
+        Parameters the string does not set itself.
+
+    Returns
+    -------
+    Measure
+        The parsed measure; ``str()`` of it is the canonical string.
+
+    Raises
+    ------
+    MeasureError
+        An unknown measure or parameter, with the closest known names.
     """
     if isinstance(measure, Measure):
         if judged_only and not measure.judged_only and measure.spec.no_prime:
@@ -530,7 +550,15 @@ def parse_all(
 
 
 def available() -> pd.DataFrame:
-    """Every registered measure with its parameters and how it treats documents."""
+    """Every registered measure with its parameters and how it treats documents.
+
+    Returns
+    -------
+    DataFrame
+        One row per registered measure: ``measure``, ``parameters`` (with their defaults),
+        ``cutoff``, its treatment of unjudged, pooled and unretrieved documents, and its
+        ``reference``.
+    """
     rows = []
     for spec in REGISTRY.values():
         cutoff = {"none": "", "optional": "@k optional", "required": "@k required"}[spec.cutoff]

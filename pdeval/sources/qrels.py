@@ -213,6 +213,28 @@ def read_qrels(
 
     Returns a frame with columns ``query_id, doc_id, relevance`` (str, str, int64) in file
     order. ``.gz``/``.bz2``/``.xz`` files are decompressed transparently.
+
+    Parameters
+    ----------
+    source : str or path
+        The qrels file (or a Parquet / Arrow IPC file, a frame, records).
+    duplicates : {'error', 'first', 'max'}, default 'error'
+        Policy for a repeated (query_id, doc_id).
+    engine : {'auto', 'python'}, default 'auto'
+        The parser (``'python'`` is the slow, line-by-line reference).
+    format : {'auto', 'trec', 'sample_eval', 'prels'}, default 'auto'
+        The file format (see above).
+
+    Returns
+    -------
+    DataFrame
+        ``query_id, doc_id, relevance`` (and ``stratum`` or ``inclusion_prob`` for sampled
+        judgments), in file order.
+
+    Raises
+    ------
+    ParseError
+        A malformed line, naming the file, the line and the format it was read as.
     """
     if engine not in ("auto", "python"):
         raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")

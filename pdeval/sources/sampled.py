@@ -296,6 +296,27 @@ def prels_qrels(
 
     Dropped rows and topics are reported in one :class:`~pdeval.errors.PdevalWarning`.
     Returns ``query_id, doc_id, relevance, inclusion_prob``.
+
+    Parameters
+    ----------
+    prels : DataFrame
+        A frame of statAP prels (``query_id, doc_id, relevance, method, inclusion_prob``).
+    mixed : bool, default True
+        Rule 4: UMass-judged rows get probability 1 (``False``, the script's ``-f``: rows of
+        method 0 are dropped).
+    topics : {'all', 'neu', 'mixed'}, default 'all'
+        Rule 5: which topics to keep (the script's ``-n`` and ``-m``).
+    valid_only : bool, default True
+        Rule 6: drop the topics left without a sampled relevant document.
+    duplicates : {'error', 'first', 'max'}, default 'error'
+        Policy for a repeated (query_id, doc_id).
+    source : str, default 'prels'
+        Named in the warnings.
+
+    Returns
+    -------
+    DataFrame
+        ``query_id, doc_id, relevance, inclusion_prob``.
     """
     if topics not in ("all", "neu", "mixed"):
         raise SchemaError(f"topics must be 'all', 'neu' or 'mixed', not {topics!r}")

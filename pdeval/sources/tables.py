@@ -71,6 +71,18 @@ def read_table(source: PathLike, kind: Optional[Literal["run", "qrels", "result"
     ``kind`` validates the frame as that kind (:func:`pdeval.frames.canonical.as_run`, ``as_qrels``,
     ``as_result``); by default the kind is told from the columns
     (:func:`pdeval.frames.canonical.frame_kind`) and the frame is validated as that kind.
+
+    Parameters
+    ----------
+    source : str or path
+        A Parquet (``.parquet``, ``.pq``) or Arrow IPC (``.arrow``, ``.feather``, ``.ipc``) file.
+    kind : {'run', 'qrels', 'result'}, optional
+        The kind of frame to validate it as.
+
+    Returns
+    -------
+    DataFrame
+        The validated frame.
     """
     path = source
     frame = load_table(path)
@@ -88,7 +100,20 @@ def read_table(source: PathLike, kind: Optional[Literal["run", "qrels", "result"
 def write_table(frame: Any, path: PathLike) -> Path:
     """Write a frame (pandas, Polars or Arrow) as Parquet or Arrow IPC, by the file's
     suffix; return the path. Columns and types are kept, so :func:`read_table` gives the
-    same frame back."""
+    same frame back.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any frame (pandas, Polars or Arrow).
+    path : str or path
+        A ``.parquet``/``.pq`` or ``.arrow``/``.feather``/``.ipc`` file.
+
+    Returns
+    -------
+    Path
+        The path written.
+    """
     import pyarrow as pa
     import pyarrow.feather as feather
     import pyarrow.parquet as pq

@@ -111,6 +111,22 @@ def write_run(
 
     The frame is validated by :func:`pdeval.frames.canonical.as_run` (duplicates are an error); ids and
     run names must be non-empty and free of whitespace.
+
+    Parameters
+    ----------
+    run : DataFrame
+        A run frame.
+    path : str or path
+        A file, or a directory (one file per run).
+    per_run : bool, optional
+        One file per run (default: when ``path`` is a directory).
+    suffix : str, default '.txt'
+        The suffix of the files written per run.
+
+    Returns
+    -------
+    list of Path
+        The files written.
     """
     frame = as_run(run)
     for column in ("run", "query_id", "doc_id"):
@@ -147,6 +163,18 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     suffix compresses. Sampled qrels keep their sampling column: a ``stratum`` column writes
     ``sample_eval.pl`` qrels (``query_id 0 doc_id stratum relevance``), an ``inclusion_prob``
     column statAP prels (``query_id doc_id relevance 1 probability``, method 1: sampled).
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        A qrels frame (one variant).
+    path : str or path
+        The file to write (``.gz``, ``.bz2``, ``.xz`` compress).
+
+    Returns
+    -------
+    Path
+        The path written.
     """
     frame = as_qrels(qrels)
     keys = variant_keys(frame)

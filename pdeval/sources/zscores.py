@@ -71,6 +71,18 @@ def write_zscores(table: pd.DataFrame, path: PathLike = None) -> str:
 
     The ``measure`` column must hold trec_eval's names (:func:`pdeval.zscore_table` writes
     them so).
+
+    Parameters
+    ----------
+    table : DataFrame
+        A z-score table of :func:`pdeval.zscore_table`.
+    path : str or path, optional
+        The file to write; None only returns the text.
+
+    Returns
+    -------
+    str
+        The text of the file.
     """
     missing = [c for c in ("query_id", "measure", "mean", "stddev") if c not in table.columns]
     if missing:
