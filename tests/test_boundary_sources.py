@@ -189,11 +189,11 @@ def test_a_directory_skips_files_that_cannot_be_runs_with_a_warning(tmp_path):
     for name in ("README.md", "notes.json", "make_runs.py", "LICENSE"):
         write(runs, name, "# not a run\nsome text\n")
     write(runs, ".DS_Store", b"\x00\x01")
-    with pytest.warns(PdevalWarning, match="skipped 4 file") as caught:
+    with pytest.warns(PdevalWarning, match="skipped 5 hidden file") as caught:
         run = pdeval.read_run(runs)
     assert run["run"].unique().tolist() == ["bm25"]
     message = str(caught[0].message)
-    assert all(name in message for name in ("README.md", "notes.json", "make_runs.py", "LICENSE"))
+    assert all(name in message for name in ("README.md", "notes.json", "make_runs.py", "LICENSE", ".DS_Store"))
     only_docs = tmp_path / "docs"
     write(only_docs, "README.md", "text\n")
     with pytest.raises(MissingFileError, match="README.md"):

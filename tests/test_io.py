@@ -270,7 +270,8 @@ def make_runs(directory: Path) -> list[Path]:
 
 def test_directory_reads_sorted_regular_non_hidden_files(tmp_path):
     make_runs(tmp_path / "runs")
-    run = read_run_both(tmp_path / "runs")
+    with pytest.warns(PdevalWarning, match=r"skipped 1 hidden .*: \.hidden\.txt"):
+        run = read_run_both(tmp_path / "runs")
     assert run.run.tolist() == ["a", "b", "c.run1"]
     assert run.doc_id.tolist() == ["d2", "d1", "d3"]
 
@@ -285,6 +286,7 @@ def test_glob_and_list_sources(tmp_path):
     assert mixed.run.tolist() == ["a", "b"]
 
 
+@pytest.mark.filterwarnings("ignore:.*skipped 1 hidden:pdeval.errors.PdevalWarning")
 def test_name_override(tmp_path):
     paths = make_runs(tmp_path / "runs")
     assert read_run(paths[0], name="bm25").run.tolist() == ["bm25"]

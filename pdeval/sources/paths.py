@@ -2,8 +2,8 @@
 
 A source is a path, a directory, a glob pattern or a list of them (:func:`resolve_sources`);
 each run file is named after its file (:func:`run_name`), or by the names given
-(:func:`resolve_names`). A directory or a glob pattern leaves out hidden files and, with a
-warning naming them, files that cannot be runs (:func:`could_be_run`: ``README.md``,
+(:func:`resolve_names`). A directory or a glob pattern leaves out, with a warning naming
+them, hidden files and files that cannot be runs (:func:`could_be_run`: ``README.md``,
 ``*.json``, ``*.py``, ...).
 """
 
@@ -108,17 +108,18 @@ def has_glob_magic(text: str) -> bool:
 
 
 def _found_files(candidates: Iterable[Path], where: str, what: str) -> list[Path]:
-    """The files among ``candidates`` that may be runs, sorted; warns of the files left out
-    (hidden files silently, as ``ls`` and the shell's patterns do)."""
-    files = sorted(p for p in candidates if p.is_file() and not is_hidden(p))
-    kept = [p for p in files if could_be_run(p)]
-    skipped = [p.name for p in files if not could_be_run(p)]
+    """The files among ``candidates`` that may be runs, sorted; warns naming the files left
+    out (hidden files and those :func:`could_be_run` refuses)."""
+    files = sorted(p for p in candidates if p.is_file())
+    kept = [p for p in files if not is_hidden(p) and could_be_run(p)]
+    skipped = [p.name for p in files if is_hidden(p) or not could_be_run(p)]
     if not kept:
-        left = f" (left out as not runs: {', '.join(skipped[:10])})" if skipped else ""
+        left = f" (left out as hidden or not runs: {', '.join(skipped[:10])})" if skipped else ""
         raise MissingFileError(f"{what} holds no (non-hidden) file that can be a run{left}", where)
     if skipped:
-        warn(f"{where}: skipped {len(skipped)} file(s) that cannot be runs: {', '.join(skipped[:10])}"
-             f"{', ...' if len(skipped) > 10 else ''} (give a file's own path to read it anyway)", PdevalWarning)
+        warn(f"{where}: skipped {len(skipped)} hidden file(s) or file(s) that cannot be runs: "
+             f"{', '.join(skipped[:10])}{', ...' if len(skipped) > 10 else ''} "
+             "(give a file's own path to read it anyway)", PdevalWarning)
     return kept
 
 
@@ -126,8 +127,8 @@ def resolve_sources(source: RunSource) -> list[Path]:
     """Expand a path, directory, glob pattern or list of them into a list of files.
 
     A directory gives its regular, non-hidden files sorted by name, a pattern the files it
-    matches; both leave out files that cannot be runs (:func:`could_be_run`) with a
-    :class:`~pdeval.errors.PdevalWarning` naming them. A path is kept as given.
+    matches; both leave out hidden files and files that cannot be runs (:func:`could_be_run`)
+    with a :class:`~pdeval.errors.PdevalWarning` naming them. A path is kept as given.
 
     Raises
     ------
