@@ -112,6 +112,18 @@ def test_summarize_shows_the_residual():
     assert wide.loc["B", "P@1"] == 0.5 and wide.loc["B", "P@1 residual"] == 0.5
 
 
+def test_summarize_refuses_per_topic_estimates_and_points_at_the_joint_interval():
+    run = pd.DataFrame({"run": ["A"] * 4, "query_id": ["q", "q", "r", "r"], "doc_id": ["a", "x", "b", "y"],
+                        "score": [2.0, 1.0] * 2})
+    qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    per_topic = pdeval.estimate(run, qrels, "P@2", n_resamples=20)
+    with pytest.raises(pdeval.errors.SchemaError, match=r"level='run'"):
+        pdeval.summarize(per_topic)
+    per_run = pdeval.estimate(run, qrels, "P@2", n_resamples=20, level="run")
+    mean = per_topic.groupby("run")["estimate"].mean()
+    assert per_run.set_index("run")["estimate"].to_dict() == pytest.approx(mean.to_dict(), abs=1e-12)
+
+
 def test_bad_options_raise():
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["b"], "relevance": [1]})
