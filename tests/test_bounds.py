@@ -124,6 +124,18 @@ def test_summarize_refuses_per_topic_estimates_and_points_at_the_joint_interval(
     assert per_run.set_index("run")["estimate"].to_dict() == pytest.approx(mean.to_dict(), abs=1e-12)
 
 
+def test_analyses_refuse_interval_columns_as_keys():
+    run = pd.DataFrame({"run": ["A", "A", "B", "B"], "query_id": ["q", "r"] * 2, "doc_id": ["a", "b", "a", "z"],
+                        "score": [1.0] * 4})
+    qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    frame = pdeval.bounds(run, qrels, ["P@1", "RR"])
+    with pytest.raises(pdeval.errors.SchemaError, match=r"\['if_nonrelevant', 'if_relevant', 'residual', 'low'"):
+        pdeval.rank_correlation(frame, "P@1")
+    plain = frame.drop(columns=["if_nonrelevant", "if_relevant", "residual", "low", "high", "monotone"])
+    tau = pdeval.rank_correlation(plain, "P@1")
+    assert tau["value"].tolist() == [1.0]  # A above B under both measures
+
+
 def test_bad_options_raise():
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["b"], "relevance": [1]})

@@ -509,10 +509,26 @@ def as_qrels(
     return drop_duplicates(out, keys, duplicates, kind="qrels", value="relevance")
 
 
+#: value columns of the frames of ``bounds`` and ``estimate``: never keys of a result frame
+INTERVAL_COLUMNS = ("if_nonrelevant", "if_relevant", "residual", "estimate", "low", "high")
+
+
 def as_result(frame: pd.DataFrame) -> pd.DataFrame:
-    """Validate a result frame (``measure``, ``value`` and key columns)."""
+    """Validate a result frame (``measure``, ``value`` and key columns).
+
+    A frame of ``bounds`` or ``estimate`` is refused: its interval columns
+    (:data:`INTERVAL_COLUMNS`) hold a value per row, and taken as keys they would split every
+    ranking into one-row groups.
+    """
     frame = canonicalize(frame)
     _require(frame, RESULT_REQUIRED, "result")
+    interval = [c for c in INTERVAL_COLUMNS if c in frame.columns]
+    if interval:
+        raise SchemaError(
+            f"the result frame holds the columns {interval} of a pdeval.bounds or pdeval.estimate frame: they are "
+            "values, not keys. Analyse one value column as 'value', e.g. frame.drop(columns=[...]) for today's "
+            "values or frame.assign(value=frame['estimate']).drop(columns=[...]) for the estimates"
+        )
     return frame
 
 
@@ -525,6 +541,7 @@ __all__ = [
     "ABSENT",
     "ALIASES",
     "DuplicatePolicy",
+    "INTERVAL_COLUMNS",
     "POOLED",
     "PRECEDENCE",
     "PRODUCED_VARIANTS",
