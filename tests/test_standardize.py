@@ -12,6 +12,7 @@ deviation, A = 0.15, B = 0.5 with clipping; Urbano et al.'s R code ``std.R``: R'
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import subprocess
 import warnings
@@ -144,6 +145,57 @@ def test_zscore_files_round_trip_and_bad_lines_are_located(tmp_path):
 def test_the_accessor_calls_the_function():
     pd.testing.assert_frame_equal(SMALL.ir.standardize(["r0", "r2"], method="std_ab"),
                                   pdeval.standardize(SMALL, ["r0", "r2"], method="std_ab"))
+
+
+# ---- Urbano, Lima & Hanjalic's published outputs (SIGIR 2019) --------------------------------
+
+URBANO = ROOT / "tests" / "data" / "standardization" / "urbano2019_within.json"
+AUTHORS_NAMES = {"z": "z-std", "std_cdf": "N-std", "std_ab": "U-std", "ecdf": "E-std"}
+
+
+def _published_trial(collection: str) -> tuple[np.ndarray, dict]:
+    """(runs x topics scores of the trial's topics in the authors' draw order, the trial's r and tau)."""
+    data = json.loads(URBANO.read_text())["collections"][collection]
+    scores = np.array(data["scores"])  # topics (data["topics"]) x runs
+    trial = data["trials"][0]
+    rows = [data["topics"].index(topic) for topic in trial["topics"]]
+    assert scores.shape == (50, data["n_runs"]) and len(set(rows)) == 50
+    return scores[rows].T, trial
+
+
+@pytest.mark.parametrize("collection", ["robust2004_ap", "terabyte2006_ap"])
+def test_every_method_reproduces_the_authors_published_trial(collection):
+    """The within-collection experiment of Urbano et al. (section 3.1): every AP score standardised against
+    all runs of the collection on its topic; the authors' Pearson r and Kendall tau-b between the runs' mean
+    raw and mean standardised scores over the trial's 50 topics, published to 6 decimals."""
+    matrix, trial = _published_trial(collection)
+    raw = matrix.mean(axis=1)
+    for method, name in AUTHORS_NAMES.items():
+        values = pdeval.standardize(_matrix_result(matrix), method=method)["value"].to_numpy()
+        means = values.reshape(matrix.shape).mean(axis=1)
+        assert np.corrcoef(raw, means)[0, 1] == pytest.approx(trial["r"][name], abs=5e-7), name
+        # rounded so that means equal as numbers tie, as in the authors' R sums
+        tau = stats.kendalltau(np.round(raw, 12), np.round(means, 12)).statistic
+        assert tau == pytest.approx(trial["tau"][name], abs=5e-7), name
+
+
+def test_the_published_trial_tells_the_conventions_apart():
+    """The other readings of the papers miss the authors' r by far more than its rounding: the ECDF
+    with < or with half the ties, std-AB unclipped or with the population sd, Phi of a population-sd z."""
+    matrix, trial = _published_trial("robust2004_ap")
+    raw = matrix.mean(axis=1)
+    below = (matrix[None, :, :] < matrix[:, None, :]).mean(axis=1)  # [i, j]: share of runs k with x_kj < x_ij
+    at_most = (matrix[None, :, :] <= matrix[:, None, :]).mean(axis=1)
+    mean, sd, population = matrix.mean(0), matrix.std(0, ddof=1), matrix.std(0)
+    rivals = {
+        "E-std": [below, (below + at_most) / 2],
+        "U-std": [0.15 * (matrix - mean) / sd + 0.5, np.clip(0.15 * (matrix - mean) / population + 0.5, 0, 1)],
+        "N-std": [stats.norm.cdf((matrix - mean) / population)],
+    }
+    assert np.corrcoef(raw, at_most.mean(1))[0, 1] == pytest.approx(trial["r"]["E-std"], abs=5e-7)
+    for name, readings in rivals.items():
+        for values in readings:
+            assert abs(np.corrcoef(raw, values.mean(1))[0, 1] - trial["r"][name]) > 2e-6, name
 
 
 # ---- trec_eval -Z, byte for byte ------------------------------------------------------------
