@@ -1,17 +1,22 @@
 """pdeval.standardize: trec_eval 10.0's ``-Z`` output byte for byte (trec_eval built into a
-temporary folder), the definitions of the papers as identities (z has mean 0 and sd 1 over
-the reference runs; std_cdf, std_ab and the ECDF are functions of it or of the reference
-values), Hypothesis properties against slow loops, and the errors.
+temporary folder), the published outputs of Urbano, Lima & Hanjalic (SIGIR 2019) for all four
+methods, the definitions of the papers as identities (z has mean 0 and sd 1 over the reference
+runs; std_cdf, std_ab and the ECDF are functions of it or of the reference values), the papers'
+stated properties and slow loops as Hypothesis properties, and the errors.
 
-No paper gives a worked numeric example of std-AB or of the ECDF standardisation that could
-be copied here; the authors' own definitions (Sakai 2016: sample mean and sample standard
-deviation, A = 0.15, B = 0.5 with clipping; Urbano et al.'s R code ``std.R``: R's ``sd`` and
-``ecdf``) are what the loops below spell out.
+The worked example is Urbano et al.'s within-collection experiment: their repository
+julian-urbano/sigir2019-standardization publishes the score matrices and, per random trial, the
+correlations between mean raw and mean standardised scores (``tests/data/standardization``
+holds the numbers of one trial per collection and says how they were drawn). Neither paper's
+text was reachable here for a table of raw and standardised values; Sakai's abstract (sample mean
+and sample sd of past runs) and his ICTIR 2016 slides (A = 0.15, B = 0.5, "std-AB with clipping")
+give the conventions but no numbers, and no code of his was found.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import subprocess
 import warnings
@@ -95,6 +100,42 @@ def test_every_method_equals_a_slow_loop(columns, extra):
                           axis=0) >= 0)  # monotone in the value
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda runs: st.lists(
+    st.lists(values, min_size=runs, max_size=runs, unique=True), min_size=1, max_size=4)),
+    st.floats(0.01, 0.3), st.floats(0.3, 0.7))
+def test_std_ab_puts_the_reference_mean_at_b_and_one_sd_at_b_plus_minus_a(columns, a, b):
+    """Sakai (ICTIR 2016): std-AB = A z + B, so the "average" system scores B and one standard deviation
+    (the sample sd of the reference runs) above or below it scores B +- A; beyond [0, 1] it is clipped."""
+    matrix = np.array(columns).T
+    mean, sd = matrix.mean(0), matrix.std(0, ddof=1)
+    probes = np.vstack([mean, mean + sd, mean - sd, mean + 10 * sd / a, mean - 10 * sd / a])
+    result = _matrix_result(np.vstack([matrix, probes]))
+    reference = [f"r{i}" for i in range(matrix.shape[0])]
+    ab = pdeval.standardize(result, reference, method="std_ab", a=a, b=b)["value"].to_numpy()
+    ab = ab.reshape(-1, matrix.shape[1])[matrix.shape[0]:]
+    expected = np.array([b, b + a, b - a, 1.0, 0.0])[:, None] * np.ones(matrix.shape[1])
+    assert np.allclose(ab, expected, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda runs: st.lists(
+    st.lists(values, min_size=runs, max_size=runs, unique=True), min_size=1, max_size=4)))
+def test_the_ecdf_is_uniform_over_the_reference_runs_and_ignores_monotone_transforms(columns):
+    """Urbano et al. (SIGIR 2019): E-std is the ECDF of the reference runs' scores on the topic, in (0, 1];
+    with no ties the n reference runs get exactly 1/n, 2/n, ..., 1 (a uniform distribution, mean
+    (n + 1) / 2n), and a strictly increasing transform of every score changes nothing."""
+    matrix = np.array(columns).T
+    runs = matrix.shape[0]
+    result = _matrix_result(matrix)
+    ecdf = pdeval.standardize(result, method="ecdf")["value"].to_numpy().reshape(matrix.shape)
+    assert np.all((ecdf > 0) & (ecdf <= 1))
+    assert np.array_equal(np.sort(ecdf, axis=0), np.tile(np.arange(1, runs + 1)[:, None] / runs, matrix.shape[1]))
+    assert np.allclose(ecdf.mean(0), (runs + 1) / (2 * runs))
+    stretched = result.assign(value=np.exp(3 * result["value"]) + result["value"] ** 3)
+    assert np.array_equal(pdeval.standardize(stretched, method="ecdf")["value"].to_numpy(), ecdf.ravel())
+
+
 def test_a_reference_set_of_one_run_is_refused():
     with pytest.raises(PdevalError, match="reference set holds 1 run"):
         pdeval.standardize(SMALL, ["r0"])
@@ -112,6 +153,12 @@ def test_zero_variance_is_named_or_follows_a_policy():
     t1 = rule[rule.query_id == "t1"].set_index("run")["value"]
     assert (t1 == 0).all()  # every value equals the (flat) mean
     assert pdeval.standardize(flat, method="ecdf").notna().all().all()  # the ECDF needs no variance
+    # Urbano et al.'s code: mean 0 and sd 1 where the reference does not vary, so z is the raw value
+    t1 = flat.query_id == "t1"
+    flat.loc[t1 & (flat.run == "r3"), "value"] = 0.9  # not a reference run
+    raw = pdeval.standardize(flat, ["r0", "r1"], zero_variance="raw", method="std_ab")
+    assert np.allclose(raw.loc[t1, "value"], [0.575, 0.575, 0.575, 0.635])
+    assert raw.loc[~t1, "value"].equals(pdeval.standardize(flat[~t1], ["r0", "r1"], method="std_ab")["value"])
 
 
 def test_unknown_reference_runs_and_topics_are_named():
@@ -144,6 +191,57 @@ def test_zscore_files_round_trip_and_bad_lines_are_located(tmp_path):
 def test_the_accessor_calls_the_function():
     pd.testing.assert_frame_equal(SMALL.ir.standardize(["r0", "r2"], method="std_ab"),
                                   pdeval.standardize(SMALL, ["r0", "r2"], method="std_ab"))
+
+
+# ---- Urbano, Lima & Hanjalic's published outputs (SIGIR 2019) --------------------------------
+
+URBANO = ROOT / "tests" / "data" / "standardization" / "urbano2019_within.json"
+AUTHORS_NAMES = {"z": "z-std", "std_cdf": "N-std", "std_ab": "U-std", "ecdf": "E-std"}
+
+
+def _published_trial(collection: str) -> tuple[np.ndarray, dict]:
+    """(runs x topics scores of the trial's topics in the authors' draw order, the trial's r and tau)."""
+    data = json.loads(URBANO.read_text())["collections"][collection]
+    scores = np.array(data["scores"])  # topics (data["topics"]) x runs
+    trial = data["trials"][0]
+    rows = [data["topics"].index(topic) for topic in trial["topics"]]
+    assert scores.shape == (50, data["n_runs"]) and len(set(rows)) == 50
+    return scores[rows].T, trial
+
+
+@pytest.mark.parametrize("collection", ["robust2004_ap", "terabyte2006_ap"])
+def test_every_method_reproduces_the_authors_published_trial(collection):
+    """The within-collection experiment of Urbano et al. (section 3.1): every AP score standardised against
+    all runs of the collection on its topic; the authors' Pearson r and Kendall tau-b between the runs' mean
+    raw and mean standardised scores over the trial's 50 topics, published to 6 decimals."""
+    matrix, trial = _published_trial(collection)
+    raw = matrix.mean(axis=1)
+    for method, name in AUTHORS_NAMES.items():
+        values = pdeval.standardize(_matrix_result(matrix), method=method)["value"].to_numpy()
+        means = values.reshape(matrix.shape).mean(axis=1)
+        assert np.corrcoef(raw, means)[0, 1] == pytest.approx(trial["r"][name], abs=5e-7), name
+        # rounded so that means equal as numbers tie, as in the authors' R sums
+        tau = stats.kendalltau(np.round(raw, 12), np.round(means, 12)).statistic
+        assert tau == pytest.approx(trial["tau"][name], abs=5e-7), name
+
+
+def test_the_published_trial_tells_the_conventions_apart():
+    """The other readings of the papers miss the authors' r by far more than its rounding: the ECDF
+    with < or with half the ties, std-AB unclipped or with the population sd, Phi of a population-sd z."""
+    matrix, trial = _published_trial("robust2004_ap")
+    raw = matrix.mean(axis=1)
+    below = (matrix[None, :, :] < matrix[:, None, :]).mean(axis=1)  # [i, j]: share of runs k with x_kj < x_ij
+    at_most = (matrix[None, :, :] <= matrix[:, None, :]).mean(axis=1)
+    mean, sd, population = matrix.mean(0), matrix.std(0, ddof=1), matrix.std(0)
+    rivals = {
+        "E-std": [below, (below + at_most) / 2],
+        "U-std": [0.15 * (matrix - mean) / sd + 0.5, np.clip(0.15 * (matrix - mean) / population + 0.5, 0, 1)],
+        "N-std": [stats.norm.cdf((matrix - mean) / population)],
+    }
+    assert np.corrcoef(raw, at_most.mean(1))[0, 1] == pytest.approx(trial["r"]["E-std"], abs=5e-7)
+    for name, readings in rivals.items():
+        for values in readings:
+            assert abs(np.corrcoef(raw, values.mean(1))[0, 1] - trial["r"][name]) > 2e-6, name
 
 
 # ---- trec_eval -Z, byte for byte ------------------------------------------------------------

@@ -17,6 +17,14 @@ ecdf      ``F_t(x) = #{reference runs with value <= x} / n``           Urbano, L
 
 The reference statistics can also come from a trec_eval z-score file
 (:func:`pdeval.read_zscores`), applied as trec_eval 10.0's ``convert_zscores.c`` applies it.
+
+The conventions follow the papers and the authors' code, which agree where both are known: the
+sample standard deviation (Sakai 2016: "the topic's sample mean and sample standard deviation
+across a set of past runs"; R's ``sd`` in Urbano et al.'s code), std-AB clipped to [0, 1] (Sakai's
+ICTIR 2016 talk: "std-AB with clipping"; ``punif`` in Urbano et al.'s code), the ECDF counting the
+reference values ``<= x`` (R's ``ecdf``, no interpolation, ties counted in full). The tests
+reproduce Urbano et al.'s published outputs for all four methods (``tests/data/standardization``),
+which rule out the other readings.
 """
 
 from __future__ import annotations
@@ -151,12 +159,15 @@ def _apply_factors(x: np.ndarray, mean: np.ndarray, sd: np.ndarray, zero_varianc
         raise PdevalError(
             f"{int(flat.sum())} value(s) are on (topic, measure) groups whose reference values do not vary "
             f"(standard deviation 0), e.g. {what.loc[flat].drop_duplicates().head(3).to_dict('records')}; z is undefined there. "
-            "Pass zero_variance='nan' (NaN) or 'trec_eval' (0 where x equals the mean, as trec_eval -Z)."
+            "Pass zero_variance='nan' (NaN), 'trec_eval' (0 where x equals the mean, as trec_eval -Z) or 'raw' "
+            "(x itself, as Urbano et al.'s code)."
         )
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (x - mean) / sd
     if zero_variance == "nan":
         return np.where(flat, np.nan, z)
+    if zero_variance == "raw":
+        return np.where(flat, x, z)
     return np.where(flat, np.where(x == mean, 0.0, missing), z)
 
 
@@ -180,11 +191,20 @@ def standardize(
       inter-collection comparison of retrieval systems", SIGIR 2008; trec_eval ``-Z``);
     * ``"std_cdf"``: ``Phi(z)``, the standard normal CDF (Webber et al. 2008);
     * ``"std_ab"``: ``min(1, max(0, a z + b))`` (Sakai, "A simple and effective approach to
-      score standardisation", ICTIR 2016: a = 0.15, b = 0.5 put about 89% of the values of a
-      normal z inside [0, 1]; the rest are clipped);
-    * ``"ecdf"``: ``F_t(x) = 1/n #{reference runs j: x_jt <= x}``, the empirical CDF of the
-      reference values (Urbano, Lima & Hanjalic, "A new perspective on score standardization",
-      SIGIR 2019).
+      score standardisation", ICTIR 2016: b = 0.5 for the "average" system and a = 0.15, so that
+      the values within 3 standard deviations, at least 1 - 1/3^2 = 89% of any distribution by
+      Chebyshev's inequality, land in [0.05, 0.95]; values outside [0, 1] are clipped). Urbano et al.
+      (2019) read it as the CDF of a uniform distribution on [mean_t - sd_t b/a, mean_t + sd_t (1-b)/a];
+    * ``"ecdf"``: ``F_t(x) = 1/n #{reference runs j: x_jt <= x}``, the empirical CDF of the n
+      reference values, in (0, 1] on them (Urbano, Lima & Hanjalic, "A new perspective on score
+      standardization", SIGIR 2019: E-std, R's ``ecdf`` in their code; ties count in full, no
+      interpolation).
+
+    With ``reference=None`` every run of ``result`` is the reference set, as in Urbano et al.'s
+    experiments, whose published correlations this function reproduces to their 6 decimals for
+    all four methods (TREC Robust 2004 and Terabyte 2006 AP; see ``tests/data/standardization``).
+    Where the reference values of a topic do not vary, their code sets mean 0 and sd 1, so z is the
+    raw value: ``zero_variance='raw'`` (trec_eval gives 0 where x is the mean).
 
     Parameters
     ----------
@@ -202,10 +222,11 @@ def standardize(
         ``missing``; a (topic, measure) the file lacks gives ``missing``. Not with ``ecdf``.
     a, b : float, default 0.15 and 0.5
         Sakai's A and B of ``std_ab``.
-    zero_variance : {'error', 'nan', 'trec_eval'}, default 'error'
+    zero_variance : {'error', 'nan', 'trec_eval', 'raw'}, default 'error'
         Where the reference values of a topic do not vary (sd 0, computed from ``reference``):
-        an error naming them, NaN, or trec_eval's rule (0 where x equals the mean, else
-        ``missing``). The ECDF needs no variance and ignores it.
+        an error naming them, NaN, trec_eval's rule (0 where x equals the mean, else
+        ``missing``), or z = x, the value unstandardised (mean 0 and sd 1, as Urbano et al.'s
+        code does). The ECDF needs no variance and ignores it.
     missing : float, optional
         The value where trec_eval's rule finds no z (default NaN; trec_eval prints -1000000).
 
@@ -223,7 +244,7 @@ def standardize(
         A malformed z-score file.
     """
     check_choice("method", method, METHODS)
-    check_choice("zero_variance", zero_variance, ("error", "nan", "trec_eval"))
+    check_choice("zero_variance", zero_variance, ("error", "nan", "trec_eval", "raw"))
     missing = np.nan if missing is None else float(missing)
     if zscores is not None:
         return _from_zscores(as_result(result), zscores, method, a, b, missing)
