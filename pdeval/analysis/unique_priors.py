@@ -32,10 +32,16 @@ relevant unique documents are expected at all) and uses its factors on all its t
 unjudged documents of one run are correlated across topics, as they are in reality, so the
 interval of a run's mean expresses the spread between units and does not shrink with the number
 of topics. The estimate (the mean over resamples) is the base prior scaled by the average unit.
-The spread of the observed factors holds both the units' differences and their sampling noise,
-so it is not narrowed further. A run whose unit would lie beyond every pooled unit (a team far
-better at finding what nobody else found) is not covered: with few pooled units the interval
-is only as wide as their spread.
+
+**Smoothed draws.** With ``n`` pooled units a new unit falls beyond all of them with
+probability ``2 / (n + 1)``, so the observed units alone would cover too rarely when ``n`` is
+small. The drawn unit's factors are therefore multiplied by ``exp(h · z)``, ``z ~ N(0, 1)``
+(one ``z`` per run and resample, all grades alike): the smoothed bootstrap (Silverman & Young,
+Biometrika 1987) of the units' combined relevant factors ``F_u = Σ_{g>0} O_{u,g} / Σ_{g>0}
+E_{u,g}`` on the log scale, with the normal-reference bandwidth ``h = 1.06 · sd(log F_u) ·
+n^(-1/5)`` (Silverman, *Density Estimation*, 1986; units with ``F_u = 0`` are left out of the
+sd; ``h = 0`` with fewer than three). A run whose unit lies far beyond every pooled unit (a
+team much better than the others at finding what nobody else found) is still not covered.
 
 **No leakage.** The factors come from the qrels and the pooled runs only; a run outside the
 pool has no unique documents in them. Leaving a team out of the pool (its unique documents
@@ -252,17 +258,18 @@ def unique_factors(
 
 @dataclass
 class UnitEffect:
-    """The ``"unique"`` prior of the unjudged rows: ``pool`` (rows x grades) pool shares,
+    """The ``"unique"`` prior of the unjudged rows: ``pool`` (rows x grades) base priors,
     ``run_of_row`` (rows) the run code of each row, ``factors`` (units x grades) the usable
-    units' factors, one drawn per run and resample."""
+    units' factors, one drawn per run and resample and smoothed with ``bandwidth`` (log scale)."""
 
     pool: np.ndarray
     run_of_row: np.ndarray
     n_runs: int
     factors: np.ndarray
+    bandwidth: float = 0.0
 
     def take(self, keep: np.ndarray) -> "UnitEffect":
-        return UnitEffect(self.pool[keep], self.run_of_row[keep], self.n_runs, self.factors)
+        return UnitEffect(self.pool[keep], self.run_of_row[keep], self.n_runs, self.factors, self.bandwidth)
 
     def probabilities(self, factors: np.ndarray) -> np.ndarray:
         """(... x rows x grades) probabilities of the rows under (... x rows x grades) factors."""
@@ -278,7 +285,10 @@ class UnitEffect:
     def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """(size x rows x grades) probabilities: one unit per run and resample."""
         unit = rng.integers(0, len(self.factors), size=(size, self.n_runs))
-        return self.probabilities(self.factors[unit][:, self.run_of_row, :])
+        factors = self.factors[unit]
+        if self.bandwidth > 0:
+            factors = factors * np.exp(self.bandwidth * rng.standard_normal((size, self.n_runs, 1)))
+        return self.probabilities(factors[:, self.run_of_row, :])
 
 
 def unit_effect(pool: np.ndarray, run_of_row: np.ndarray, n_runs: int, factors: UnitFactors) -> UnitEffect:
@@ -291,7 +301,10 @@ def unit_effect(pool: np.ndarray, run_of_row: np.ndarray, n_runs: int, factors: 
             "relevant ones: check pooled= and pool_depth= (the depth of the pool that built the qrels), "
             "pool more units (group= coarser than the runs joins them) or use prior='pool'"
         )
-    return UnitEffect(pool, run_of_row, n_runs, usable)
+    combined = factors.observed[factors.usable, 1:].sum(axis=1) / factors.expected[factors.usable, 1:].sum(axis=1)
+    logs = np.log(combined[combined > 0])
+    bandwidth = 1.06 * float(np.std(logs, ddof=1)) * len(logs) ** -0.2 if len(logs) > 2 else 0.0
+    return UnitEffect(pool, run_of_row, n_runs, usable, bandwidth)
 
 
 __all__ = ["UnitEffect", "UnitFactors", "check_pooled", "factor_table", "unique_factors", "unit_effect",
