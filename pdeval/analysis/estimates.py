@@ -118,7 +118,8 @@ def estimate(
         ``f(query_ids, doc_ids) -> array (n, n_grades)`` returning, for the ``n`` unjudged
         (topic, document) pairs given as two arrays, the probability of each judged grade of
         the qrels (columns: the distinct judged grades and 0, ascending), each row summing
-        to 1; it is called once with the distinct unjudged pairs. ``method="ppi"``: the
+        to 1; it is called once, with the distinct unjudged pairs within the measures' largest
+        cutoff (every unjudged pair without cutoff). ``method="ppi"``: the
         automatic labels of every topic.
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
@@ -200,15 +201,18 @@ def estimate(
     frame = as_run(run, duplicates=None)
     auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
-    if method == "labels" and auto_frame is None:
-        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
-    elif unique is not None:
-        probabilities = _unique_prior(frame, qrels, lists, keys, unique)
-    else:
-        probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
     cutoffs = [m.cutoff for m in parsed]
-    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
-        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
+        if None not in cutoffs:
+            lists, _ = _cut(lists, np.zeros((int(lists.unjudged.sum()), 0)), max(cutoffs))
+        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
+    else:
+        if unique is not None:
+            probabilities = _unique_prior(frame, qrels, lists, keys, unique)
+        else:
+            probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+        if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+            lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
     return _tidy(keys, parsed, lists, value, draws, confidence, level)
@@ -316,12 +320,12 @@ def _called_priors(automatic, run, lists, keys, score_precision, depth) -> np.nd
     rows = pd.DataFrame({"run": keys["run"].to_numpy()[list_of_row], "query_id": keys["query_id"].to_numpy()[list_of_row],
                          "rank": lists.position[lists.unjudged] + 1})
     ranked = rank_run(run[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
-    rows = rows.merge(ranked[["run", "query_id", "rank", "doc_id"]], on=["run", "query_id", "rank"], how="left")
-    pairs, pair_of_row = np.unique(np.stack([rows["query_id"].to_numpy(dtype=str), rows["doc_id"].to_numpy(dtype=str)]),
-                                   axis=1, return_inverse=True)
     n_grades = len(lists.grades)
     if not len(rows):
         return np.zeros((0, n_grades))
+    rows = rows.merge(ranked[["run", "query_id", "rank", "doc_id"]], on=["run", "query_id", "rank"], how="left")
+    pairs, pair_of_row = np.unique(np.stack([rows["query_id"].to_numpy(dtype=str), rows["doc_id"].to_numpy(dtype=str)]),
+                                   axis=1, return_inverse=True)
     got = np.asarray(automatic(pairs[0].astype(object), pairs[1].astype(object)), dtype=np.float64)
     grades = ", ".join(str(g) for g in lists.grades)
     if got.shape != (pairs.shape[1], n_grades):
