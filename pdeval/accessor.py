@@ -35,6 +35,7 @@ METHODS: dict[tuple[str, ...], tuple[str, ...]] = {
         "pdeval.api.evaluate",
         "pdeval.evaluation.bounds.bounds",
         "pdeval.analysis.estimates.estimate",
+        "pdeval.analysis.unique_priors.unique_factors",
         "pdeval.engine.ranking.rank_run",
         "pdeval.judgments.pooling.pool",
         "pdeval.judgments.pooling.mixed_pool",

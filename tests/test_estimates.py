@@ -52,22 +52,26 @@ def test_today_value_is_the_engines():
 
 
 @pytest.mark.parametrize("method, prior", [("bootstrap", "pool"), ("bootstrap", "run"), ("bootstrap", "both"),
-                                           ("labels", "both")])
+                                           ("bootstrap", "unique"), ("labels", "both")])
 def test_complete_judgments_give_todays_value_with_zero_width(method, prior):
     run, qrels = collection(2)
     full = completed(run, qrels)
-    got = pdeval.estimate(run, full, MEASURES, method=method, prior=prior, automatic=full, n_resamples=30, seed=3)
+    unique = {"pool_depth": 5} if prior == "unique" else {}
+    automatic = full if method == "labels" else None
+    got = pdeval.estimate(run, full, MEASURES, method=method, prior=prior, automatic=automatic, n_resamples=30, seed=3,
+                          **unique)
     assert (got["unjudged"] == 0).all()
     np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
     assert (got["low"] == got["high"]).all()
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), prior=st.sampled_from(["pool", "run", "both"]))
+@given(seed=st.integers(0, 10_000), prior=st.sampled_from(["pool", "run", "both", "unique"]))
 def test_property_complete_judgments_zero_width(seed, prior):
     run, qrels = collection(seed, n_runs=2, n_topics=2, depth=6, judged=10, docs=14)
+    unique = {"pool_depth": 3} if prior == "unique" else {}
     got = pdeval.estimate(run, completed(run, qrels), ["P@3", "nDCG@4", "AP", "RBP(p=0.7)"], prior=prior,
-                          n_resamples=5, seed=seed, level="run")
+                          n_resamples=5, seed=seed, level="run", **unique)
     np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
     assert (got["low"] == got["high"]).all()
 
@@ -149,7 +153,7 @@ def test_refusals_name_the_problem():
     with pytest.raises(PdevalError, match="prior"):
         pdeval.estimate(run, qrels, "AP", prior="everything")
     with pytest.raises(PdevalError, match="qrels frame"):
-        pdeval.estimate(run, qrels, "AP", method="labels", automatic=lambda rows: np.ones((len(rows), 2)))
+        pdeval.estimate(run, qrels, "AP", method="labels", automatic="llm.qrels")
     with pytest.raises(SchemaError, match="variant"):
         pdeval.estimate(run, pdeval.reduce(qrels, [0.5], seed=1), "AP")
     with pytest.raises(SchemaError, match="no topic"):

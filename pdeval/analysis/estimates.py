@@ -5,11 +5,14 @@
 * ``"bootstrap"`` (Fröbe, Gienapp, Potthast & Hagen, "Bootstrapped nDCG Estimation in the
   Presence of Unjudged Documents", ECIR 2023): every unjudged retrieved document gets a
   probability per grade from a prior (:mod:`pdeval.analysis.label_priors`: the topic's pool,
-  the judged documents of the same ranking, or both); labels are drawn ``n_resamples`` times,
+  the judged documents of the same ranking, or both; :mod:`pdeval.analysis.unique_priors`:
+  both, scaled by the factors of a pooled unit's unique documents, one unit drawn per run and
+  resample); labels are drawn ``n_resamples`` times,
   R and the ideal list follow the drawn labels, and the measure's distribution over the draws
   gives the estimate (its mean) and the percentile interval;
 * ``"labels"``: the same draws, the probabilities taken from another label set (an LLM's
-  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.label_priors.calibrated_priors`);
+  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.label_priors.calibrated_priors`),
+  or returned by a callable;
 * ``"ppi"`` (prediction-powered inference, :mod:`pdeval.analysis.ppi`): automatic labels for
   every topic and human labels on a random sample of the topics give an unbiased estimate of a
   run's mean score (or of its difference from a baseline run) with a valid interval.
@@ -20,24 +23,28 @@ in chunks of resamples that bound the memory; one seed gives one result.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis import label_priors, resampled_measures
+from pdeval.analysis import label_priors, resampled_measures, unique_priors
+from pdeval.analysis.unique_priors import GroupLike, UnitEffect
 from pdeval.analysis.ppi import ppi_mean
 from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import Progress, check_progress, progress_bar
 from pdeval.common.seeds import Seed, generator
 from pdeval.engine.index import index_qrels
 from pdeval.engine.ranked import RankedRun, layout
+from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.evaluation.core import evaluate
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
 from pdeval.measures import Measure, parse_all
 
 Method = Literal["bootstrap", "labels", "ppi"]
+#: the bootstrap's priors: Fröbe et al.'s three and the unique documents' random effect
+PRIORS = label_priors.PRIORS + ("unique",)
 #: cells (resamples x rows) drawn at once: bounds the memory of the bootstrap
 CHUNK_CELLS = 1 << 22
 
@@ -48,9 +55,12 @@ def estimate(
     measures: Union[str, Sequence[str]],
     *,
     method: Method = "bootstrap",
-    prior: Literal["pool", "run", "both"] = "both",
+    prior: Literal["pool", "run", "both", "unique"] = "both",
     window: Optional[int] = None,
-    automatic: Optional[pd.DataFrame] = None,
+    pooled: Optional[Iterable[str]] = None,
+    pool_depth: Optional[int] = None,
+    group: GroupLike = None,
+    automatic: Union[None, pd.DataFrame, Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
     smoothing: float = 1.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -79,16 +89,37 @@ def estimate(
         every measure :func:`pdeval.evaluate` takes.
     method : {'bootstrap', 'labels', 'ppi'}, default 'bootstrap'
         See the module docstring.
-    prior : {'pool', 'run', 'both'}, default 'both'
-        The bootstrap's prior (Fröbe et al. 2023): the topic's judged grade shares, those of the
-        judged documents of the same ranking, or their mean.
+    prior : {'pool', 'run', 'both', 'unique'}, default 'both'
+        The bootstrap's prior. Fröbe et al. 2023: the topic's judged grade shares (``"pool"``),
+        those of the judged documents of the same ranking (``"run"``), or their mean
+        (``"both"``). ``"unique"`` (recommended for runs outside the pool): ``"both"`` (its run
+        part from the ranking's top ``pool_depth``) scaled per grade by the factors of one pooled
+        unit, drawn per run and resample and shared by all the run's topics
+        (:mod:`pdeval.analysis.unique_priors`): ``p_g = b_g · f_{u,g}`` for the relevant grades,
+        ``f_{u,g}`` = the unit's judged unique documents of grade ``g`` (those only it brought
+        into the pool) over the number their base prior expects had the unit been left out.
+        Its interval expresses how much units differ, not only the draws. Needs ``pool_depth``.
     window : int, optional
         With ``prior="run"`` or ``"both"``: only the judged documents within ``window`` ranks of
         the unjudged one count. Default: the whole ranking.
-    automatic : DataFrame, optional
+    pooled : list of str, optional
+        ``prior="unique"``: the runs of ``run`` that built the pool (default: every run).
+    pool_depth : int, optional
+        ``prior="unique"`` (required): the depth of the pool that built the qrels.
+    group : mapping or callable, optional
+        ``prior="unique"``: the unit of each pooled run, a mapping run -> group or a callable
+        such as ``lambda run: run.split("_")[0]`` (default: each run its own unit), as in
+        :func:`pdeval.leave_out_pooling`. Sibling runs share their unique documents, so a team
+        is the better unit when the run names tell it.
+    automatic : DataFrame or callable, optional
         ``method="labels"``: a qrels frame of automatic labels (an LLM's, e.g. from
-        :func:`pdeval.label_sets`), calibrated on the pairs both frames judge; an unjudged
-        document without an automatic label gets the pool prior. ``method="ppi"``: the
+        :func:`pdeval.label_sets`), calibrated on the pairs both frames judge (an unjudged
+        document without an automatic label gets the pool prior); or a callable
+        ``f(query_ids, doc_ids) -> array (n, n_grades)`` returning, for the ``n`` unjudged
+        (topic, document) pairs given as two arrays, the probability of each judged grade of
+        the qrels (columns: the distinct judged grades and 0, ascending), each row summing
+        to 1; it is called once, with the distinct unjudged pairs within the measures' largest
+        cutoff (every unjudged pair without cutoff). ``method="ppi"``: the
         automatic labels of every topic.
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
@@ -133,7 +164,9 @@ def estimate(
         Qrels with variant keys, topics without any judged document, no pair in common
         between the label sets.
     PdevalError
-        An option outside its domain.
+        An option outside its domain; ``pooled``, ``pool_depth`` or ``group`` without
+        ``prior="unique"``, unknown pooled runs, fewer than two pooled units with judged unique
+        documents; automatic probabilities of the wrong shape, negative, NaN or not summing to 1.
 
     Notes
     -----
@@ -155,21 +188,48 @@ def estimate(
     for measure in parsed:
         resampled_measures.check_supported(measure)
     n_resamples = check_int("n_resamples", n_resamples, 1)
-    check_choice("prior", prior, label_priors.PRIORS)
+    check_choice("prior", prior, PRIORS)
     if window is not None:
         window = check_int("window", window, 0)
+    unique = _unique_options(method, prior, pooled, pool_depth, group)
     if method == "labels" and automatic is None:
-        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels)")
-    if automatic is not None and not isinstance(automatic, pd.DataFrame):
-        raise PdevalError(f"automatic= takes a qrels frame of automatic labels, not {type(automatic).__name__}")
-    lists, keys, auto_level = _lay_out(run, qrels, automatic if method == "labels" else None, score_precision, depth)
-    probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels, or a callable "
+                          "f(query_ids, doc_ids) returning probabilities per grade)")
+    if automatic is not None and not isinstance(automatic, pd.DataFrame) and not callable(automatic):
+        raise PdevalError(f"automatic= takes a qrels frame of automatic labels or a callable returning "
+                          f"probabilities, not {type(automatic).__name__}")
+    frame = as_run(run, duplicates=None)
+    auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
+    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
     cutoffs = [m.cutoff for m in parsed]
-    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
-        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
+        if None not in cutoffs:
+            lists, _ = _cut(lists, np.zeros((int(lists.unjudged.sum()), 0)), max(cutoffs))
+        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
+    else:
+        if unique is not None:
+            probabilities = _unique_prior(frame, qrels, lists, keys, unique)
+        else:
+            probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+        if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+            lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
     return _tidy(keys, parsed, lists, value, draws, confidence, level)
+
+
+def _unique_options(method, prior, pooled, pool_depth, group) -> Optional[dict]:
+    """The options of the ``"unique"`` prior, validated; None for the other priors."""
+    if method != "bootstrap" or prior != "unique":
+        given = [name for name, v in (("pooled", pooled), ("pool_depth", pool_depth), ("group", group)) if v is not None]
+        if given:
+            raise PdevalError(f"{', '.join(given)} apply to method='bootstrap' with prior='unique'")
+        return None
+    if pool_depth is None:
+        raise PdevalError("prior='unique' needs pool_depth= (the depth of the pool that built the qrels, e.g. 10)")
+    if group is not None and not (callable(group) or isinstance(group, Mapping)):
+        raise PdevalError(f"group must be None, a mapping run -> group or a callable, not {type(group).__name__}")
+    return {"pooled": pooled, "pool_depth": check_int("pool_depth", pool_depth, 1), "group": group}
 
 
 # ---- layout --------------------------------------------------------------------------------
@@ -189,7 +249,7 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
                             ignore_index=True)
     judgments = index_qrels(stacked)
     variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
-    ranked = RankedRun.build(as_run(run, duplicates=None), judgments, by=[], score_precision=score_precision,
+    ranked = RankedRun.build(run, judgments, by=[], score_precision=score_precision,
                              depth=depth)
     _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
     if len(group) == 0:
@@ -229,7 +289,56 @@ def _cut(lists, probabilities, depth):
         offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
         codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
     )
-    return cut, probabilities[kept_unjudged]
+    kept = probabilities.take(kept_unjudged) if isinstance(probabilities, UnitEffect) else probabilities[kept_unjudged]
+    return cut, kept
+
+
+def _unjudged_rows(lists, keys) -> tuple[np.ndarray, np.ndarray]:
+    """The list of every unjudged row and its run code (runs in sorted order)."""
+    list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))[lists.unjudged]
+    run_of_list, _ = pd.factorize(keys["run"], sort=True)
+    return list_of_row, run_of_list[list_of_row]
+
+
+def _unique_prior(run, qrels, lists, keys, options) -> UnitEffect:
+    """The ``"unique"`` prior of the unjudged rows: their pool shares and the usable units' factors."""
+    factors = unique_priors.unit_factors(run, as_qrels(qrels), lists.grades, **options)
+    list_of_row, run_of_row = _unjudged_rows(lists, keys)
+    pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row])
+    every_list = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
+    seen = (lists.codes >= 0) & (lists.position < options["pool_depth"])
+    run_counts = label_priors.grade_counts(lists.codes[seen], every_list[seen], len(lists.topic_of_list),
+                                           len(lists.grades))
+    base = unique_priors.blended(pool, run_counts[list_of_row])
+    return unique_priors.unit_effect(base, run_of_row, keys["run"].nunique(), factors)
+
+
+def _called_priors(automatic, run, lists, keys, score_precision, depth) -> np.ndarray:
+    """(unjudged rows x grades) probabilities returned by the callable ``automatic``, called once
+    with the distinct unjudged (query_id, doc_id) pairs and checked."""
+    list_of_row, _ = _unjudged_rows(lists, keys)
+    rows = pd.DataFrame({"run": keys["run"].to_numpy()[list_of_row], "query_id": keys["query_id"].to_numpy()[list_of_row],
+                         "rank": lists.position[lists.unjudged] + 1})
+    ranked = rank_run(run[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
+    n_grades = len(lists.grades)
+    if not len(rows):
+        return np.zeros((0, n_grades))
+    rows = rows.merge(ranked[["run", "query_id", "rank", "doc_id"]], on=["run", "query_id", "rank"], how="left")
+    pairs, pair_of_row = np.unique(np.stack([rows["query_id"].to_numpy(dtype=str), rows["doc_id"].to_numpy(dtype=str)]),
+                                   axis=1, return_inverse=True)
+    got = np.asarray(automatic(pairs[0].astype(object), pairs[1].astype(object)), dtype=np.float64)
+    grades = ", ".join(str(g) for g in lists.grades)
+    if got.shape != (pairs.shape[1], n_grades):
+        raise PdevalError(f"automatic= returned an array of shape {got.shape} for {pairs.shape[1]} unjudged pairs; "
+                          f"it must return ({pairs.shape[1]}, {n_grades}): one row per pair, one column per grade "
+                          f"({grades})")
+    bad = ~np.isfinite(got).all(axis=1) | (got < 0).any(axis=1) | ~np.isclose(got.sum(axis=1), 1.0, atol=1e-6)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise PdevalError(f"automatic= returned {int(bad.sum())} row(s) that are not probabilities (NaN, negative, "
+                          f"or not summing to 1), first for query_id {pairs[0, first]!r}, doc_id {pairs[1, first]!r}: "
+                          f"{got[first].tolist()}; return one probability per grade ({grades}), each row summing to 1")
+    return got[np.ravel(pair_of_row)]
 
 
 def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing) -> np.ndarray:
@@ -253,17 +362,23 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
 
 # ---- drawing ---------------------------------------------------------------------------------
 def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
-    """Today's values (lists x measures) and the values over the draws (draws x lists x measures)."""
+    """Today's values (lists x measures) and the values over the draws (draws x lists x measures).
+
+    ``probabilities``: (unjudged rows x grades), or a :class:`~pdeval.analysis.unique_priors.UnitEffect`
+    whose probabilities are drawn anew for every resample (one unit per run)."""
     n_rows = len(lists.position)
     base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
     value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
-    chunk = max(1, CHUNK_CELLS // max(n_rows, 1))
-    cumulative = np.cumsum(probabilities, axis=1)[:, :-1]
+    effect = isinstance(probabilities, UnitEffect)
+    chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
+    cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
     starts = range(0, n_resamples, chunk)
     out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
     for start in progress_bar(starts, enabled=progress, total=len(starts), desc="estimate"):
         size = min(chunk, n_resamples - start)
-        drawn = (rng.random((size, len(cumulative)))[:, :, None] >= cumulative[None, :, :]).sum(axis=2)
+        if effect:
+            cumulative = np.cumsum(probabilities.draw(size, rng), axis=2)[:, :, :-1]
+        drawn = (rng.random((size, int(lists.unjudged.sum())))[:, :, None] >= cumulative).sum(axis=2)
         codes = np.repeat(base, size, axis=0)
         codes[:, lists.unjudged] = drawn
         for index, measure in enumerate(parsed):
