@@ -149,12 +149,14 @@ DATA_LIMITS = {
                 "on at least 90 % of the topics; kept, as for CLEF 2018). No pool of these runs is 98 % judged: "
                 "Yilmaz & Aslam's \"complete\" set is the depth-5 pool, only 65 % judged, its holes counted "
                 "nonrelevant; too incomplete to stand for complete judgments, so the inferred_ap findings are "
-                "not testable here (numbers shown, no verdict). That set holds 66 judgments per topic (median); a "
-                "random 1 % of it keeps at most one per topic (some topics none), 10 % about 7.",
+                "not testable here (numbers shown, no verdict). That set holds 66 judgments per topic (median), and 4 "
+                "of its topics no relevant document (left out of the inferred_ap study: a random sample must "
+                "hold one); a random 1 % of it keeps one judged document per topic, 10 % about 7.",
     "clef2015-top30": "CLEF eHealth 2015, the 30 runs with the highest MAP. Yilmaz & Aslam's \"complete\" set "
                       "is the depth-5 pool, 91 % judged, its holes counted nonrelevant (verdicts given, with that "
-                      "caveat). That set holds only 28 judgments per topic (median): a random 1-5 % of it keeps "
-                      "one judged document per topic or none, 10 % about 3. The depth-1 pool already holds about a "
+                      "caveat). That set holds only 28 judgments per topic (median), and 6 of its topics no relevant "
+                      "document (left out of the inferred_ap study); a random 1-5 % of it keeps one judged "
+                      "document per topic (at most 3), 10 % about 3. The depth-1 pool already holds about a "
                       "quarter of it, so the paper's judged share at depth 4 (≈ 5 %) "
                       "cannot be reached with depth pools.",
     "trec-dl21": "TREC DL 2021 passage runs as distributed: 100 deep, so every measure is computed on the top "
