@@ -202,6 +202,25 @@ def test_bias_summary():
     assert s.loc[0, "tau_b"] == pytest.approx(1 / 3)
 
 
+def test_bias_summary_float_noise_is_a_tie():
+    # 0.1 + 0.2 and 0.3 are the same score summed in another order: a tie, not an order
+    tied = pd.DataFrame({"measure": ["P@10"] * 3, "estimator": ["pool"] * 3,
+                         "true": [0.3, 0.1 + 0.2, 0.1], "estimate": [0.1 + 0.2, 0.3, 0.1]})
+    s = bias_summary(tied)
+    assert s.loc[0, "sre"] == 0
+    assert s.loc[0, "tau_b"] == pytest.approx(1.0)
+
+
+def test_sre_equals_loop():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        true, estimate = rng.integers(0, 6, 15) / 10, rng.integers(0, 6, 15) / 10
+        expected = sum(abs(int(np.sum(np.delete(true, i) > true[i])) - int(np.sum(np.delete(true, i) > estimate[i])))
+                       for i in range(len(true)))
+        frame = pd.DataFrame({"measure": "P@10", "estimator": "pool", "true": true, "estimate": estimate})
+        assert bias_summary(frame).loc[0, "sre"] == expected
+
+
 def test_bad_input():
     run, qrels = worked()
     with pytest.raises(PdevalError, match="not supported"):
@@ -300,6 +319,9 @@ def test_kernels_equal_loops_on_clef2015():
     expected = leave_out_loops(pool_runs, data.qrels, measures, depth=10, group=team)
     assert len(got) == len(expected) == 30 * 8
     assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
+    summary = bias_summary(got)
+    with_truth = expected.merge(got[["run", "measure", "estimator", "true"]], on=["run", "measure", "estimator"])
+    assert summary[["sre", "tau_b"]].equals(bias_summary(with_truth)[["sre", "tau_b"]])
     unpooled = sorted(set(data.runs["run"]) - set(pooled))[::6]  # 7 of the 38 (the loops take a while)
     some = data.runs[data.runs["run"].isin(pooled + unpooled)]
     got = pool_bias_correction(some, data.qrels, pooled, measures, depth=10, group=team)

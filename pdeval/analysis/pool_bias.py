@@ -62,6 +62,8 @@ __all__ = ["ESTIMATORS", "pool_bias_correction", "leave_out_bias", "bias_summary
 #: the estimators: no correction, Webber & Park 2009, Lipani, Lupu & Hanbury 2015
 ESTIMATORS = ("pool", "webber", "lipani")
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
+#: :func:`bias_summary` ranks scores rounded to this many decimals (float noise is no order)
+TIE_DECIMALS = 12
 
 
 def _measures(measures: Union[str, Sequence[str]]) -> list[tuple[str, str, int]]:
@@ -368,7 +370,9 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     ``MAE = mean_r |estimate_r - true_r|``; ``SRE = Σ_r |rank_r - rank'_r|`` with ``rank_r`` the
     rank of r's true score among the other runs' true scores and ``rank'_r`` that of its estimate
     among the same (Lipani, Lupu & Hanbury 2015); τ-b between the estimates and the true scores
-    over the runs.
+    over the runs. Ranks and τ-b are computed on the scores rounded to :data:`TIE_DECIMALS`
+    (12) decimals, so that two scores that are equal up to the order in which a sum was taken
+    are a tie (the MAE uses the scores as they are).
 
     Parameters
     ----------
@@ -393,6 +397,9 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (measure, estimator), g in result.groupby(["measure", "estimator"], sort=True):
         t, e = g["true"].to_numpy(float), g["estimate"].to_numpy(float)
-        tau = kendall_tau(e, t) if len(g) > 1 else np.nan
-        rows.append((measure, estimator, len(g), float(np.mean(np.abs(e - t))), _sre(t, e), tau))
+        # ranks and τ on scores rounded to TIE_DECIMALS: equal scores summed in another order
+        # (float noise) are ties, never an order
+        tr, er = np.round(t, TIE_DECIMALS), np.round(e, TIE_DECIMALS)
+        tau = kendall_tau(er, tr) if len(g) > 1 else np.nan
+        rows.append((measure, estimator, len(g), float(np.mean(np.abs(e - t))), _sre(tr, er), tau))
     return pd.DataFrame(rows, columns=["measure", "estimator", "runs", "mae", "sre", "tau_b"])
