@@ -91,6 +91,12 @@ def _estimators(estimators: Union[str, Sequence[str]]) -> list[str]:
     return names
 
 
+def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
+    """Position of every value in ``index`` (-1: absent), hashing each distinct value once."""
+    codes, uniques = pd.factorize(values)
+    return index.get_indexer(uniques).astype(np.int64)[codes]
+
+
 @dataclass
 class Entries:
     """Ranked run rows with integer codes: run, topic, document (per topic), rank, label, and
@@ -138,15 +144,14 @@ class Collection:
         self.groups = run_groups(names, group)
         self.units = sorted({self.groups[p] for p in self.pooled})
         unit_code = {u: i for i, u in enumerate(self.units)}
-        r = r.loc[r["query_id"].isin(set(topics))]
-        ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=run_depth)
         topic_index = pd.Index(topics)
-        topic = topic_index.get_indexer(ranked["query_id"]).astype(np.int64)
+        r = r.loc[_codes_in(r["query_id"], topic_index) >= 0]
+        ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=run_depth)
+        topic = _codes_in(ranked["query_id"], topic_index)
         run_code, run_names = pd.factorize(ranked["run"], sort=True)
-        q_topic = topic_index.get_indexer(q["query_id"]).astype(np.int64)
-        names_codes, doc_names = pd.factorize(np.concatenate([ranked["doc_id"].to_numpy(dtype=object),
-                                                              q["doc_id"].to_numpy(dtype=object)]))
-        pair = np.concatenate([topic, q_topic]).astype(np.int64) * max(len(doc_names), 1) + names_codes
+        q_topic = _codes_in(q["query_id"], topic_index)
+        names_codes, doc_names = pd.factorize(pd.concat([ranked["doc_id"], q["doc_id"]], ignore_index=True))
+        pair = np.concatenate([topic, q_topic]) * max(len(doc_names), 1) + names_codes
         doc, uniques = pd.factorize(pair)
         doc_e, doc_q = doc[: len(ranked)], doc[len(ranked):]
         n_docs = len(uniques)
