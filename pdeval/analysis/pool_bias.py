@@ -33,6 +33,15 @@ every pooled run (or group) out in turn, estimates its score with every estimato
 :func:`bias_summary` reports the mean absolute error, the system rank error (SRE) and Kendall's
 τ-b against the scores on the full pool (Lipani et al. 2015, Section 5).
 
+**Not covered.** Lipani et al.'s later work (ECIR 2016, "The Curious Incidence of Bias
+Corrections in the Pool"; TKDE 2019, "Fixed-Cost Pooling Strategies") applies the same two
+estimators to other pooling strategies; the variants of the authors' Scala code
+PoolBiasEstimators (``LipaniV2``, ``LipaniV2QB`` for recall) are not specified in a paper text we
+could read (only the abstracts were available), so they are not implemented: recall and AP have
+no Lipani estimate here, and no estimator covers graded measures (nDCG), AP or RBP. The papers'
+option of analysing only the best 75 % of the pooled runs is left to the caller (filter the
+``leave_out_bias`` rows before :func:`bias_summary`).
+
 Every left-out unit, run, pooled run and pair is computed in the same array pass
 (:mod:`pdeval.analysis.pool_bias_kernels`): a document is removed from the pool when all its
 contributors are left out, which its contributor count and two smallest contributor codes decide
