@@ -288,7 +288,7 @@ def test_kernels_equal_loops(case, by_team):
 
 def test_kernels_in_small_blocks_equal_loops(monkeypatch):
     # blocks of a few rows and several doubling rounds: runs of 40 documents, P@1
-    from pool_bias_loops import correction_loops
+    from pool_bias_loops import correction_loops, leave_out_loops
 
     from pdeval.analysis import pool_bias_kernels
 
@@ -298,9 +298,13 @@ def test_kernels_in_small_blocks_equal_loops(monkeypatch):
             for i, d in enumerate(rng.choice(60, 40, replace=False))]
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
     qrels = pdeval.pool(run[run["run"] < "r3"], 3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
-    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], ["P@1", "P@3"], depth=3)
-    expected = correction_loops(run, qrels, ["r0", "r1", "r2"], ["P@1", "P@3"], depth=3)
+    measures = ["P@1", "P@3", "R@3"]
+    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
+    expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
     assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)
+    got = leave_out_bias(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
+    expected = leave_out_loops(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
+    assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
 
 
 CLEF2015 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "clef2015-chs-task2"

@@ -9,7 +9,8 @@ run's) are left out, which the contributor count and the two smallest contributo
 document decide (:func:`gone`). Counts at several cut-offs come from one ``bincount`` followed by
 a cumulative sum over the cut-offs (:func:`at_cutoffs`).
 
-The only loops are over blocks of rows (bounded memory) and over the doubling depth of
+The only loops are over blocks of about :data:`BLOCK_ROWS` expanded rows (bounded memory; one
+block on collections the size of CLEF 2015 or TREC DL 2021) and over the doubling depth of
 :func:`reranked_counts` (at most ``log2(run depth)`` rounds, each on fewer groups).
 """
 
@@ -30,6 +31,16 @@ def expand(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndar
     first = np.cumsum(lengths) - lengths
     within = np.arange(len(group), dtype=np.int64) - first[group]
     return np.asarray(starts, dtype=np.int64)[group] + within, group, within
+
+
+def blocks(sizes: np.ndarray) -> list[np.ndarray]:
+    """Consecutive index ranges whose ``sizes`` (rows each entry expands to) add up to about
+    :data:`BLOCK_ROWS` (one range when everything fits)."""
+    cum = np.cumsum(sizes)
+    if not len(cum) or cum[-1] <= BLOCK_ROWS:
+        return [np.arange(len(sizes))]
+    cuts = np.searchsorted(cum, np.arange(1, int(cum[-1]) // BLOCK_ROWS + 1) * BLOCK_ROWS)
+    return np.split(np.arange(len(sizes)), np.unique(cuts[(cuts > 0) & (cuts < len(sizes))]))
 
 
 def gone(e, docs: np.ndarray, a, b=-1) -> np.ndarray:
@@ -113,19 +124,21 @@ def webber(c, left: np.ndarray, is_p, k, cut, cuts) -> np.ndarray:
     M_t(p, Q_{-L-unit(p)})``."""
     e = c.e
     T = e.n_topics
-    entry, pool, count = pool_pairs(c, left)
+    entry_all, pool_all, count = pool_pairs(c, left)
     if (count == 0).any():
         raise PdevalError("Webber & Park's adjustment needs at least one pooled run outside the left-out unit")
-    rows, pair, topic = top_rows(c, pool, int(cuts[-1]))
-    a, b = left[entry][pair], c.run_unit[pool][pair]
-    slot, rank, docs = pair * T + topic, e.rank[rows], e.doc[rows]
-    with_p = at_cutoffs(slot, rank, doc_labels(e, docs, a), cuts, len(pool) * T)[0].reshape(len(pool), T, -1)
-    without = at_cutoffs(slot, rank, doc_labels(e, docs, a, b), cuts, len(pool) * T)[0].reshape(len(pool), T, -1)
-    R1 = relevant_left(c, left[entry], np.full(len(entry), -1))
-    R2 = relevant_left(c, left[entry], c.run_unit[pool])
-    loss = scores(with_p, R1, is_p, k, cut) - scores(without, R2, is_p, k, cut)
     total = np.zeros((len(left), T, len(k)))
-    np.add.at(total, entry, loss)
+    for block in blocks(np.minimum(c.length[pool_all], cuts[-1]).sum(axis=1)):
+        entry, pool = entry_all[block], pool_all[block]
+        rows, pair, topic = top_rows(c, pool, int(cuts[-1]))
+        a, b = left[entry][pair], c.run_unit[pool][pair]
+        slot, rank, docs = pair * T + topic, e.rank[rows], e.doc[rows]
+        size = len(pool) * T
+        with_p = at_cutoffs(slot, rank, doc_labels(e, docs, a), cuts, size)[0].reshape(len(pool), T, -1)
+        without = at_cutoffs(slot, rank, doc_labels(e, docs, a, b), cuts, size)[0].reshape(len(pool), T, -1)
+        R1 = relevant_left(c, left[entry], np.full(len(entry), -1))
+        R2 = relevant_left(c, left[entry], c.run_unit[pool])
+        np.add.at(total, entry, scores(with_p, R1, is_p, k, cut) - scores(without, R2, is_p, k, cut))
     return total / count[:, None, None]
 
 
@@ -189,9 +202,8 @@ def reranked_counts(c, p, u, left, cuts) -> tuple[np.ndarray, np.ndarray]:
     while len(group):
         pair, t = group // T, group % T
         size = np.minimum(c.length[p[pair], t], depth) + np.minimum(c.length[u[pair], t], depth)
-        bounds = np.searchsorted(np.cumsum(size), np.arange(1, int(size.sum()) // BLOCK_ROWS + 1) * BLOCK_ROWS)
         left_over = []
-        for block in np.split(np.arange(len(group)), np.unique(bounds[(bounds > 0) & (bounds < len(group))])):
+        for block in blocks(size):
             bp = pair[block]
             g, position, label, certified = _reranked_round(c, p[bp], u[bp], t[block], left[bp], depth, n)
             r, a = at_cutoffs(bp[g], position + 1, label, cuts, len(p))
@@ -212,9 +224,11 @@ def lipani(c, runs, left, rel_u, non_u, ns) -> np.ndarray:
     s_u, a_u = rel_u / scale, non_u / scale
     k_u = 1.0 - s_u - a_u
     entry, pool, count = pool_pairs(c, left)
-    rows, pair, topic = top_rows(c, pool, int(ns[-1]))
-    label = doc_labels(c.e, c.e.doc[rows], left[entry][pair])
-    rel_p, non_p = at_cutoffs(pair, c.e.rank[rows], label, ns, len(pool))
+    rel_p, non_p = np.zeros((len(pool), len(ns))), np.zeros((len(pool), len(ns)))
+    for block in blocks(np.minimum(c.length[pool], ns[-1]).sum(axis=1)):
+        rows, pair, _ = top_rows(c, pool[block], int(ns[-1]))
+        label = doc_labels(c.e, c.e.doc[rows], left[entry[block]][pair])
+        rel_p[block], non_p[block] = at_cutoffs(pair, c.e.rank[rows], label, ns, len(block))
     rel_pu, non_pu = reranked_counts(c, pool, runs[entry], left[entry], ns)
     ds = np.zeros_like(s_u)
     da = np.zeros_like(s_u)
