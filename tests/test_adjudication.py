@@ -157,6 +157,7 @@ def hedge_reference(lists: dict, labels: dict, limit: int, names: list, beta=0.1
             for j, name in enumerate(names):
                 if d in lists.get(name, []):
                     score += weight[j] * value(name, d)
+            score = round(score, 12)  # equal to 12 decimals: a tie, the first doc id wins
             if best is None or score > best:
                 best, pick = score, d
         judged.append(pick)

@@ -35,7 +35,7 @@ Strategies (``strategies=``):
   largest ``Σ_s w_s v_s(d)`` with the rank value ``v_s(d) = (H_N - H_{r-1}) / H_N`` (``H`` the
   harmonic numbers, ``N`` the run's length, 0 when not retrieved); the loss is ``1 - v`` for a
   relevant and ``v`` for a non-relevant document (a [0, 1] rescaling of the paper's
-  ``±½(1 + H_N - H_r)``).
+  ``±½(1 + H_N - H_r)``); scores equal to 12 decimals are ties, won by the first doc id.
 * ``"maxmean"`` and ``"thompson"`` — multi-armed bandits (Losada, Parapar & Barreiro, SAC 2016
   and IP&M 2017): arms are runs, pulling one judges its best unjudged document; an arm's
   statistics are the labels of the judged documents at the head of its list (those it pulled
@@ -302,6 +302,7 @@ def _hedge(c: Candidates, budgets: np.ndarray, beta: float) -> np.ndarray:
         if not active.any():
             return state.order()
         score = np.bincount(c.entry_doc, weights=weight[c.entry_topic, c.entry_run] * value, minlength=n_docs)
+        score = np.round(score, TIE_DECIMALS)  # equal to 12 decimals: a tie, the first doc id wins
         score[state.judged] = -np.inf
         best = np.maximum.reduceat(score, starts)
         hits = np.flatnonzero(score == best[c.doc_topic])
