@@ -76,7 +76,7 @@ def static_reference(lists: dict, strategy: str, rrf_k=60.0, rbp_p=0.8, scores=N
                 total[d] += (1 - rbp_p) * rbp_p ** (r - 1.0)
             else:
                 total[d] += (s[i] - low) / (high - low) if high > low else 1.0
-    return sorted(docs, key=lambda d: (-total[d], d))
+    return sorted(docs, key=lambda d: (-round(total[d], 12), d))  # equal to 12 decimals: a tie
 
 
 def mtf_reference(lists: dict, labels: dict, limit: int) -> list:
@@ -157,6 +157,7 @@ def hedge_reference(lists: dict, labels: dict, limit: int, names: list, beta=0.1
             for j, name in enumerate(names):
                 if d in lists.get(name, []):
                     score += weight[j] * value(name, d)
+            score = round(score, 12)  # equal to 12 decimals: a tie, the first doc id wins
             if best is None or score > best:
                 best, pick = score, d
         judged.append(pick)
@@ -165,6 +166,19 @@ def hedge_reference(lists: dict, labels: dict, limit: int, names: list, beta=0.1
         weight = weight * beta**loss
         weight = weight / weight.sum()
     return judged
+
+
+def test_fused_ties_are_not_float_noise():
+    # d01 and d02 have ranks (4, 1, 3) and (3, 4, 1) in the three runs: the same RBP weight, which the
+    # array sums had made differ in the last bit (d02 first); a tie, broken by doc id
+    lists = {"r0": ["d00", "d03", "d02", "d01"], "r1": ["d01", "d04", "d03", "d02"],
+             "r2": ["d02", "d04", "d01", "d03"]}
+    rows = [(name, "q0", d, float(10 - i)) for name, docs in lists.items() for i, d in enumerate(docs)]
+    run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
+    qrels = pd.DataFrame({"query_id": ["q0"], "doc_id": ["d00"], "relevance": [0]})
+    order = judging_order(run, qrels, "rbp", depth=4)
+    docs = order.sort_values("order")["doc_id"].tolist()
+    assert docs.index("d01") < docs.index("d02")
 
 
 def reference(run: pd.DataFrame, qrels: pd.DataFrame, strategy: str, budget, depth: int, seed: int) -> dict:

@@ -9,6 +9,8 @@ random cases are checked against a reference written with Python dicts and lists
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -200,6 +202,25 @@ def test_bias_summary():
     assert s.loc[0, "tau_b"] == pytest.approx(1 / 3)
 
 
+def test_bias_summary_float_noise_is_a_tie():
+    # 0.1 + 0.2 and 0.3 are the same score summed in another order: a tie, not an order
+    tied = pd.DataFrame({"measure": ["P@10"] * 3, "estimator": ["pool"] * 3,
+                         "true": [0.3, 0.1 + 0.2, 0.1], "estimate": [0.1 + 0.2, 0.3, 0.1]})
+    s = bias_summary(tied)
+    assert s.loc[0, "sre"] == 0
+    assert s.loc[0, "tau_b"] == pytest.approx(1.0)
+
+
+def test_sre_equals_loop():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        true, estimate = rng.integers(0, 6, 15) / 10, rng.integers(0, 6, 15) / 10
+        expected = sum(abs(int(np.sum(np.delete(true, i) > true[i])) - int(np.sum(np.delete(true, i) > estimate[i])))
+                       for i in range(len(true)))
+        frame = pd.DataFrame({"measure": "P@10", "estimator": "pool", "true": true, "estimate": estimate})
+        assert bias_summary(frame).loc[0, "sre"] == expected
+
+
 def test_bad_input():
     run, qrels = worked()
     with pytest.raises(PdevalError, match="not supported"):
@@ -210,3 +231,104 @@ def test_bad_input():
         pool_bias_correction(run, qrels, ["A", "B", "U"])
     with pytest.raises(PdevalError, match="estimators"):
         pool_bias_correction(run, qrels, ["A", "B"], estimators=["magic"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the array kernels against the first, loop-based implementation (tests/pool_bias_loops.py)
+
+
+def as_dict(frame: pd.DataFrame, value: str) -> dict:
+    return {(r, m, e): v for r, m, e, v in frame[["run", "measure", "estimator", value]].itertuples(index=False)}
+
+
+@st.composite
+def grouped_cases(draw):
+    n_topics = draw(st.integers(1, 3))
+    n_runs = draw(st.integers(3, 6))
+    rows, qrows = [], []
+    for t in range(n_topics):
+        pool = [f"d{i}" for i in range(draw(st.integers(2, 14)))]
+        for s in range(n_runs):
+            if draw(st.integers(0, 5)) == 0:
+                continue  # a run without this topic
+            docs = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True))
+            rows += [(f"r{s}", f"q{t}", d, float(len(docs) - i)) for i, d in enumerate(docs)]
+        qrows += [(f"q{t}", d, draw(st.integers(0, 1))) for d in pool if draw(st.booleans())]
+        qrows.append((f"q{t}", "never-retrieved", 1))
+    run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
+    qrels = pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"])
+    names = sorted(run["run"].unique())
+    n_pooled = draw(st.integers(2, max(len(names) - 1, 2)))
+    teams = {n: f"g{draw(st.integers(0, 2))}" for n in names}
+    ks = draw(st.lists(st.integers(1, 5), min_size=1, max_size=3, unique=True))
+    return run, qrels, names[:n_pooled], teams, ks, draw(st.integers(1, 3)), draw(st.sampled_from([4, 1000]))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=grouped_cases(), by_team=st.booleans())
+def test_kernels_equal_loops(case, by_team):
+    run, qrels, pooled, teams, ks, depth, run_depth = case
+    from pool_bias_loops import correction_loops, leave_out_loops
+
+    group = teams.get if by_team else None
+    measures = [f"{kind}@{k}" for k in ks for kind in ("P", "R")]
+    kw = dict(depth=depth, group=group, run_depth=run_depth)
+    if len(pooled) < len(run["run"].unique()):
+        got = pool_bias_correction(run, qrels, pooled, measures, **kw)
+        assert as_dict(got, "value") == pytest.approx(as_dict(correction_loops(run, qrels, pooled, measures, **kw),
+                                                              "value"), abs=1e-12)
+    units = {group(p) if group else p for p in pooled}
+    if len(units) >= 2:
+        got = leave_out_bias(run, qrels, measures, pooled=pooled, **kw)
+        expected = leave_out_loops(run, qrels, measures, pooled=pooled, **kw)
+        assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
+        assert list(zip(got["run"], got["measure"], got["estimator"])) == \
+            list(zip(expected["run"], expected["measure"], expected["estimator"]))
+
+
+def test_kernels_in_small_blocks_equal_loops(monkeypatch):
+    # blocks of a few rows and several doubling rounds: runs of 40 documents, P@1
+    from pool_bias_loops import correction_loops, leave_out_loops
+
+    from pdeval.analysis import pool_bias_kernels
+
+    monkeypatch.setattr(pool_bias_kernels, "BLOCK_ROWS", 7)
+    rng = np.random.default_rng(3)
+    rows = [(f"r{s}", f"q{t}", f"d{d}", float(40 - i)) for s in range(6) for t in range(3)
+            for i, d in enumerate(rng.choice(60, 40, replace=False))]
+    run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
+    qrels = pdeval.pool(run[run["run"] < "r3"], 3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
+    measures = ["P@1", "P@3", "R@3"]
+    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
+    expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
+    assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)
+    got = leave_out_bias(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
+    expected = leave_out_loops(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
+    assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
+
+
+CLEF2015 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "clef2015-chs-task2"
+
+
+@pytest.mark.skipif(not CLEF2015.is_dir(), reason="../shared/data/clef2015-chs-task2 is absent (shared data)")
+def test_kernels_equal_loops_on_clef2015():
+    from pool_bias_loops import correction_loops, leave_out_loops
+
+    data = pdeval.datasets.load("clef2015", mirror=str(CLEF2015.parent), progress=False)
+    pooled = sorted(r for r in data.runs["run"].unique() if r.rsplit(".", 1)[-1] in ("1", "2", "3"))
+    pool_runs = data.runs[data.runs["run"].isin(pooled)]
+    team = lambda name: name.split("_")[0]  # noqa: E731
+    measures = ["P@5", "P@10", "R@10"]
+    got = leave_out_bias(pool_runs, data.qrels, measures, depth=10, group=team)
+    expected = leave_out_loops(pool_runs, data.qrels, measures, depth=10, group=team)
+    assert len(got) == len(expected) == 30 * 8
+    assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
+    summary = bias_summary(got)
+    with_truth = expected.merge(got[["run", "measure", "estimator", "true"]], on=["run", "measure", "estimator"])
+    assert summary[["sre", "tau_b"]].equals(bias_summary(with_truth)[["sre", "tau_b"]])
+    unpooled = sorted(set(data.runs["run"]) - set(pooled))[::6]  # 7 of the 38 (the loops take a while)
+    some = data.runs[data.runs["run"].isin(pooled + unpooled)]
+    got = pool_bias_correction(some, data.qrels, pooled, measures, depth=10, group=team)
+    expected = correction_loops(some, data.qrels, pooled, measures, depth=10, group=team)
+    assert len(got) == len(expected) == len(unpooled) * 8
+    assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)

@@ -32,6 +32,21 @@ and R@k per topic.
 every pooled run (or group) out in turn, estimates its score with every estimator, and
 :func:`bias_summary` reports the mean absolute error, the system rank error (SRE) and Kendall's
 τ-b against the scores on the full pool (Lipani et al. 2015, Section 5).
+
+**Not covered.** Lipani et al.'s later work (ECIR 2016, "The Curious Incidence of Bias
+Corrections in the Pool"; TKDE 2019, "Fixed-Cost Pooling Strategies") applies the same two
+estimators to other pooling strategies; the variants of the authors' Scala code
+PoolBiasEstimators (``LipaniV2``, ``LipaniV2QB`` for recall) are not specified in a paper text we
+could read (only the abstracts were available), so they are not implemented: recall and AP have
+no Lipani estimate here, and no estimator covers graded measures (nDCG), AP or RBP. The papers'
+option of analysing only the best 75 % of the pooled runs is left to the caller (filter the
+``leave_out_bias`` rows before :func:`bias_summary`).
+
+Every left-out unit, run, pooled run and pair is computed in the same array pass
+(:mod:`pdeval.analysis.pool_bias_kernels`): a document is removed from the pool when all its
+contributors are left out, which its contributor count and two smallest contributor codes decide
+without copying the qrels; Lipani et al.'s re-ranked runs ``p∘u`` are built for every pair
+``(p, u)`` at once from p's and u's top ranks, deepened only where the top n is not yet certain.
 """
 
 from __future__ import annotations
@@ -42,6 +57,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis import pool_bias_kernels as kernels
 from pdeval.analysis.correlation import kendall_tau
 from pdeval.common.options import check_choice, check_int
 from pdeval.engine.ranking import rank_run
@@ -55,6 +71,8 @@ __all__ = ["ESTIMATORS", "pool_bias_correction", "leave_out_bias", "bias_summary
 #: the estimators: no correction, Webber & Park 2009, Lipani, Lupu & Hanbury 2015
 ESTIMATORS = ("pool", "webber", "lipani")
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
+#: :func:`bias_summary` ranks scores rounded to this many decimals (float noise is no order)
+TIE_DECIMALS = 12
 
 
 def _measures(measures: Union[str, Sequence[str]]) -> list[tuple[str, str, int]]:
@@ -82,16 +100,23 @@ def _estimators(estimators: Union[str, Sequence[str]]) -> list[str]:
     return names
 
 
+def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
+    """Position of every value in ``index`` (-1: absent), hashing each distinct value once."""
+    codes, uniques = pd.factorize(values)
+    return index.get_indexer(uniques).astype(np.int64)[codes]
+
+
 @dataclass
 class Entries:
     """Ranked run rows with integer codes: run, topic, document (per topic), rank, label, and
-    the pool contributors of each document (count and the two smallest unit codes)."""
+    per document its label and pool contributors (count and the two smallest unit codes)."""
 
     run: np.ndarray
     topic: np.ndarray
     doc: np.ndarray
     rank: np.ndarray
     label: np.ndarray
+    label_of: np.ndarray  # per document: 1 relevant, 0 non-relevant, -1 unjudged
     n_contrib: np.ndarray
     g1: np.ndarray
     g2: np.ndarray
@@ -99,11 +124,16 @@ class Entries:
     n_topics: int
     n_docs: int
     relevant: np.ndarray  # per topic: number of relevant qrels entries
-    rel_removed: dict  # frozenset of units -> per-topic relevant entries they remove
 
 
 class Collection:
-    """Runs, qrels and the depth-k pool of the pooled runs, as arrays."""
+    """Runs, qrels and the depth-k pool of the pooled runs, as arrays.
+
+    Besides the rows (:class:`Entries`): ``start``, ``length`` (runs x topics) locate each
+    ranking's rows; ``run_unit`` is the pool unit of every run (-1: not pooled), ``pool_codes``
+    the pooled runs; ``single`` (topics x units + 1) counts the relevant documents whose only
+    contributor is a unit (column ``unit + 1``), ``pair_keys``/``pair_counts`` those with exactly
+    two contributors (key ``(topic * U + lo) * U + hi``)."""
 
     def __init__(self, run, qrels, pooled, depth, group, run_depth):
         r = as_run(run)
@@ -123,14 +153,14 @@ class Collection:
         self.groups = run_groups(names, group)
         self.units = sorted({self.groups[p] for p in self.pooled})
         unit_code = {u: i for i, u in enumerate(self.units)}
-        r = r.loc[r["query_id"].isin(set(topics))]
+        topic_index = pd.Index(topics)
+        r = r.loc[_codes_in(r["query_id"], topic_index) >= 0]
         ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=run_depth)
-        topic = np.searchsorted(topics, ranked["query_id"].to_numpy())
+        topic = _codes_in(ranked["query_id"], topic_index)
         run_code, run_names = pd.factorize(ranked["run"], sort=True)
-        q_topic = np.searchsorted(topics, q["query_id"].to_numpy())
-        names_codes, doc_names = pd.factorize(np.concatenate([ranked["doc_id"].to_numpy(dtype=object),
-                                                              q["doc_id"].to_numpy(dtype=object)]))
-        pair = np.concatenate([topic, q_topic]).astype(np.int64) * max(len(doc_names), 1) + names_codes
+        q_topic = _codes_in(q["query_id"], topic_index)
+        names_codes, doc_names = pd.factorize(pd.concat([ranked["doc_id"], q["doc_id"]], ignore_index=True))
+        pair = np.concatenate([topic, q_topic]) * max(len(doc_names), 1) + names_codes
         doc, uniques = pd.factorize(pair)
         doc_e, doc_q = doc[: len(ranked)], doc[len(ranked):]
         n_docs = len(uniques)
@@ -138,8 +168,9 @@ class Collection:
         label_of[doc_q] = (q["relevance"].to_numpy() >= 1).astype(np.int64)
         rank = ranked["rank"].to_numpy(dtype=np.int64)
         # contributors: units of the pooled runs that have the document in their top `depth`
-        run_unit = np.array([unit_code.get(self.groups[n], -1) if n in set(self.pooled) else -1
-                             for n in run_names], dtype=np.int64)
+        pooled_set = set(self.pooled)
+        run_unit = np.array([unit_code[self.groups[n]] if n in pooled_set else -1 for n in run_names],
+                            dtype=np.int64)
         inpool = (run_unit[run_code] >= 0) & (rank <= depth)
         pairs = np.unique(np.stack([doc_e[inpool], run_unit[run_code][inpool]], axis=1), axis=0)
         n_contrib = np.bincount(pairs[:, 0], minlength=n_docs)
@@ -149,157 +180,91 @@ class Collection:
         rest = pairs[pairs[:, 1] != g1[pairs[:, 0]]]
         g2 = np.full(n_docs, big)
         np.minimum.at(g2, rest[:, 0], rest[:, 1])
+        T, U = len(topics), max(len(self.units), 1)
+        q_rel = label_of[doc_q] == 1
         self.topics = topics
-        self.q_doc, self.q_topic = doc_q, q_topic
-        self.q_rel = label_of[doc_q] == 1
+        self.q_doc, self.q_topic, self.q_rel = doc_q, q_topic, q_rel
         self.unit_code = unit_code
+        self.run_unit = run_unit
+        self.pool_codes = np.flatnonzero(run_unit >= 0)
         self.e = Entries(run=run_code.astype(np.int64), topic=topic, doc=doc_e, rank=rank,
-                         label=label_of[doc_e], n_contrib=n_contrib, g1=g1, g2=g2,
-                         run_names=np.asarray(run_names), n_topics=len(topics), n_docs=n_docs,
-                         relevant=np.bincount(self.q_topic[self.q_rel], minlength=len(topics)),
-                         rel_removed={})
+                         label=label_of[doc_e], label_of=label_of, n_contrib=n_contrib, g1=g1, g2=g2,
+                         run_names=np.asarray(run_names), n_topics=T, n_docs=n_docs,
+                         relevant=np.bincount(q_topic[q_rel], minlength=T))
+        # every (run, topic) ranking is a block of rows in rank order (rank_run's output)
+        block = run_code.astype(np.int64) * T + topic
+        self.length = np.bincount(block, minlength=len(run_names) * T).reshape(-1, T)
+        self.start = np.zeros(len(run_names) * T, dtype=np.int64)
+        self.start[block[rank == 1]] = np.flatnonzero(rank == 1)
+        self.start = self.start.reshape(-1, T)
+        # relevant documents removed by leaving one unit (single) or two units (pairs) out
+        rel_doc, rel_topic = doc_q[q_rel], q_topic[q_rel]
+        n = n_contrib[rel_doc]
+        self.single = np.zeros((T, U + 1), dtype=np.int64)
+        np.add.at(self.single, (rel_topic[n == 1], g1[rel_doc[n == 1]] + 1), 1)
+        two = n == 2
+        keys = (rel_topic[two].astype(np.int64) * U + g1[rel_doc[two]]) * U + g2[rel_doc[two]]
+        self.pair_keys, self.pair_counts = np.unique(keys, return_counts=True)
         self.all_names = names
+        self._lookup = None
 
-    def removed(self, docs: np.ndarray, units: Sequence[int]) -> np.ndarray:
-        """Whether leaving the units out removes each document (all its contributors are left out)."""
-        e = self.e
-        n, a, b = e.n_contrib[docs], e.g1[docs], e.g2[docs]
-        if len(units) == 1:
-            return (n == 1) & (a == units[0])
-        lo, hi = min(units), max(units)
-        return ((n == 1) & ((a == lo) | (a == hi))) | ((n == 2) & (a == lo) & (b == hi))
-
-    def relevant_left(self, units: Sequence[int]) -> np.ndarray:
-        """R per topic once the units are left out."""
-        if not units:
-            return self.e.relevant.astype(np.float64)
-        gone = self.removed(self.q_doc, units) & self.q_rel
-        return (self.e.relevant - np.bincount(self.q_topic[gone], minlength=self.e.n_topics)).astype(np.float64)
+    @property
+    def lookup(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted keys ``run * n_docs + doc`` of every row and their ranks (built on first use)."""
+        if self._lookup is None:
+            key = self.e.run * self.e.n_docs + self.e.doc
+            order = np.argsort(key, kind="stable")
+            self._lookup = (key[order], self.e.rank[order])
+        return self._lookup
 
 
-def _topic_scores(c: Collection, rows: np.ndarray, units: Sequence[int], kind: str, k: int,
-                  n_runs: int, run_index: np.ndarray) -> np.ndarray:
-    """(runs x topics) P@k or R@k of the given entries with the units left out (``run_index``
-    numbers their runs)."""
-    e = c.e
-    top = rows[e.rank[rows] <= k]
-    hit = _labels(c, top, units) == 1
-    counts = np.zeros((n_runs, e.n_topics))
-    np.add.at(counts, (run_index[e.run[top][hit]], e.topic[top][hit]), 1.0)
-    if kind == "P":
-        return counts / k
-    relevant = c.relevant_left(units)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(relevant > 0, counts / relevant, 0.0)
+@dataclass
+class Measures:
+    """The measures as arrays: name, P (True) or R, cut-off, and the index of the cut-off in
+    ``cuts`` (the sorted distinct cut-offs)."""
+
+    names: list
+    is_p: np.ndarray
+    k: np.ndarray
+    cuts: np.ndarray
+    cut: np.ndarray
+
+    @classmethod
+    def of(cls, parsed: list[tuple[str, str, int]]) -> "Measures":
+        k = np.array([m[2] for m in parsed], dtype=np.int64)
+        cuts = np.unique(k)
+        return cls([m[0] for m in parsed], np.array([m[1] == "P" for m in parsed]), k, cuts,
+                   np.searchsorted(cuts, k))
 
 
-def _labels(c: Collection, rows: np.ndarray, units: Sequence[int]) -> np.ndarray:
-    """Labels of the entries (1 relevant, 0 non-relevant, -1 unjudged) with the units left out."""
-    label = c.e.label[rows]
-    if len(units):
-        label = np.where(c.removed(c.e.doc[rows], units), -1, label)
-    return label
-
-
-def _webber_adjustment(c: Collection, left_out: Sequence[int], kind: str, k: int) -> np.ndarray:
-    """Per-topic mean loss of the pooled runs outside ``left_out`` when their unit is left out too."""
-    e = c.e
-    pool_runs = [i for i, n in enumerate(e.run_names) if n in set(c.pooled)
-                 and c.unit_code[c.groups[n]] not in left_out]
-    if not pool_runs:
-        raise PdevalError("Webber & Park's adjustment needs at least one pooled run outside the left-out unit")
-    index = np.full(len(e.run_names), -1)
-    index[pool_runs] = np.arange(len(pool_runs))
-    rows = np.flatnonzero(index[e.run] >= 0)
-    rows = rows[e.rank[rows] <= k]
-    base = _topic_scores(c, rows, left_out, kind, k, len(pool_runs), index)
-    loss = np.zeros_like(base)
-    for unit in sorted({c.unit_code[c.groups[e.run_names[i]]] for i in pool_runs}):
-        units = [*left_out, unit]
-        mine = np.array([c.unit_code[c.groups[e.run_names[i]]] == unit for i in pool_runs])
-        sub_rows = rows[mine[index[e.run[rows]]]]
-        scores = _topic_scores(c, sub_rows, units, kind, k, len(pool_runs), index)
-        loss[mine] = base[mine] - scores[mine]
-    return loss.mean(axis=0)
-
-
-def _reranked_top(c: Collection, pool_rows: np.ndarray, group_bits: np.ndarray, new_rank_of_doc: np.ndarray,
-                  n: int) -> np.ndarray:
-    """Rows of the top n of every p∘u (p: the runs of ``pool_rows``; u: given by its ranks).
-
-    ``group_bits`` is ``(run * n_topics + topic) << (2 * bits + 2)`` of every pool row, with
-    ``bits`` the bit length of the deepest rank: one packed int64 sorts by run, topic,
-    position, tie and rank in p."""
-    e = c.e
-    bits = max(int(e.rank.max(initial=1)).bit_length(), 1)
-    ru = new_rank_of_doc[e.doc[pool_rows]]
-    rp = e.rank[pool_rows]
-    key = np.where(ru > 0, ru, rp)
-    tie = np.sign(key - rp) + 1  # moved up (0) before staying (1) before moved down (2)
-    rows = pool_rows[np.argsort(group_bits | (key << (bits + 2)) | (tie << bits) | rp, kind="stable")]
-    group = e.run[rows] * e.n_topics + e.topic[rows]
-    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    position = np.arange(len(rows)) - np.repeat(start, np.diff(np.r_[start, len(rows)]))
-    return rows[position < n]
-
-
-def _lipani(c: Collection, left_out: Sequence[int], new_runs: Sequence[int], n: int) -> np.ndarray:
-    """Lipani et al.'s corrected P@n of each new run (mean over topics)."""
-    e = c.e
-    pooled = np.array([name in set(c.pooled) and c.unit_code[c.groups[name]] not in left_out
-                       for name in e.run_names])
-    pool_rows = np.flatnonzero(pooled[e.run])
-    n_pool = int(pooled.sum())
-    T = e.n_topics
-
-    def precision_pair(top):
-        label = _labels(c, top, left_out)
-        rel = np.bincount(e.run[top], weights=(label == 1), minlength=len(e.run_names))
-        non = np.bincount(e.run[top], weights=(label == 0), minlength=len(e.run_names))
-        return rel / (n * T), non / (n * T)
-
-    s_p, a_p = precision_pair(pool_rows[e.rank[pool_rows] <= n])
-    bits = max(int(e.rank.max(initial=1)).bit_length(), 1)
-    group_bits = (e.run[pool_rows] * T + e.topic[pool_rows]) << (2 * bits + 2)
-    out = []
-    for u in new_runs:
-        u_label = _labels(c, np.flatnonzero((e.run == u) & (e.rank <= n)), left_out)
-        s_u = np.sum(u_label == 1) / (n * T)
-        a_u = np.sum(u_label == 0) / (n * T)
-        k_u = 1.0 - s_u - a_u
-        if k_u <= 0 or n_pool == 0:
-            out.append(s_u)
-            continue
-        all_u = np.flatnonzero(e.run == u)
-        rank_of = np.zeros(e.n_docs, dtype=np.int64)
-        rank_of[e.doc[all_u]] = e.rank[all_u]
-        s_pu, a_pu = precision_pair(_reranked_top(c, pool_rows, group_bits, rank_of, n))
-        ds = (s_pu - s_p)[pooled].mean()
-        da = (a_pu - a_p)[pooled].mean()
-        dk = -ds - da
-        correction = k_u * max(dk, 0.0) if k_u * (ds * a_u - da * s_u) > 0 else 0.0
-        out.append(s_u + correction)
-    return np.asarray(out)
-
-
-def _estimate(c: Collection, left_out: Sequence[int], new_runs: Sequence[int], measures, estimators):
-    """Rows (run, measure, estimator, value) for the new runs with the given units left out."""
-    e = c.e
-    records = []
-    index = np.full(len(e.run_names), -1)
-    index[list(new_runs)] = np.arange(len(new_runs))
-    rows = np.flatnonzero(index[e.run] >= 0)
-    for name, kind, k in measures:
-        scores = _topic_scores(c, rows, left_out, kind, k, len(new_runs), index)
-        values = {"pool": scores.mean(axis=1)}
-        if "webber" in estimators:
-            values["webber"] = (scores + _webber_adjustment(c, left_out, kind, k)).mean(axis=1)
-        if "lipani" in estimators and kind == "P":
-            values["lipani"] = _lipani(c, left_out, new_runs, k)
-        for estimator in estimators:
-            if estimator in values:
-                records += [(e.run_names[u], name, estimator, float(v)) for u, v in zip(new_runs, values[estimator])]
-    return records
+def _estimate(c: Collection, runs: np.ndarray, left: np.ndarray, ms: Measures, estimators) -> pd.DataFrame:
+    """Rows (run, measure, estimator, value) for the cases (run codes ``runs``, left-out unit
+    ``left`` of each, -1 for none), every measure and estimator in one pass each."""
+    rel, non = kernels.case_counts(c, runs, left, ms.cuts)
+    per_topic = kernels.scores(rel, kernels.relevant_left(c, left, np.full(len(left), -1)), ms.is_p, ms.k, ms.cut)
+    values = {"pool": per_topic.mean(axis=1)}
+    if "webber" in estimators:
+        distinct, which = np.unique(left, return_inverse=True)
+        adjustment = kernels.webber(c, distinct, ms.is_p, ms.k, ms.cut, ms.cuts)
+        values["webber"] = (per_topic + adjustment[which]).mean(axis=1)
+    if "lipani" in estimators:
+        values["lipani"] = np.full((len(runs), len(ms.names)), np.nan)
+        if ms.is_p.any():
+            ns = np.unique(ms.k[ms.is_p])
+            at = np.searchsorted(ms.cuts, ns)
+            corrected = kernels.lipani(c, runs, left, rel[:, :, at].sum(axis=1), non[:, :, at].sum(axis=1), ns)
+            values["lipani"][:, ms.is_p] = corrected[:, np.searchsorted(ns, ms.k[ms.is_p])]
+    ests = [x for x in estimators if x in values]
+    stacked = np.stack([values[x] for x in ests])  # estimators x cases x measures
+    n_e, n_c, n_m = stacked.shape
+    out = pd.DataFrame({
+        "run": np.tile(c.e.run_names[runs], n_m * n_e),
+        "measure": np.repeat(np.asarray(ms.names, dtype=object), n_e * n_c),
+        "estimator": np.tile(np.repeat(np.asarray(ests, dtype=object), n_c), n_m),
+        "value": stacked.transpose(2, 0, 1).ravel(),
+        "case": np.tile(np.arange(n_c), n_m * n_e),
+    })
+    return out.loc[out["value"].notna()].reset_index(drop=True)
 
 
 def pool_bias_correction(
@@ -344,12 +309,13 @@ def pool_bias_correction(
     PdevalError
         Unknown runs or estimators, measures other than P@k and R@k, no run outside the pool.
     """
-    ms, ests = _measures(measures), _estimators(estimators)
+    ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
     c = Collection(run, qrels, pooled, check_int("depth", depth, 1), group, check_int("run_depth", run_depth, 1))
-    new = [i for i, n in enumerate(c.e.run_names) if n not in set(c.pooled)]
-    if not new:
+    new = np.flatnonzero(c.run_unit < 0)
+    if not len(new):
         raise PdevalError("every run of the frame is pooled: there is no run outside the pool to correct")
-    return pd.DataFrame(_estimate(c, [], new, ms, ests), columns=["run", "measure", "estimator", "value"])
+    out = _estimate(c, new, np.full(len(new), -1), ms, ests)
+    return out[["run", "measure", "estimator", "value"]]
 
 
 def leave_out_bias(
@@ -388,33 +354,28 @@ def leave_out_bias(
     PdevalError
         As :func:`pool_bias_correction`; a pool of one unit (nothing left to estimate from).
     """
-    ms, ests = _measures(measures), _estimators(estimators)
+    ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
     c = Collection(run, qrels, pooled, check_int("depth", depth, 1), group, check_int("run_depth", run_depth, 1))
     if len(c.units) < 2:
         raise PdevalError("leave-out needs at least two pooled units (runs or groups)")
-    pooled_idx = [i for i, n in enumerate(c.e.run_names) if n in set(c.pooled)]
-    true = pd.DataFrame(_estimate(c, [], pooled_idx, ms, ["pool"]), columns=["run", "measure", "estimator", "true"])
-    records = []
-    for unit, code in c.unit_code.items():
-        members = [i for i in pooled_idx if c.groups[c.e.run_names[i]] == unit]
-        records += _estimate(c, [code], members, ms, ests)
-    out = pd.DataFrame(records, columns=["run", "measure", "estimator", "estimate"])
-    out = out.merge(true.drop(columns="estimator"), on=["run", "measure"], how="left")
+    runs = c.pool_codes
+    true = _estimate(c, runs, np.full(len(runs), -1), ms, ["pool"]).rename(columns={"value": "true"})
+    out = _estimate(c, runs, c.run_unit[runs], ms, ests).rename(columns={"value": "estimate"})
+    # one unit after the other (as the units are left out), measures, estimators, runs within
+    out = out.iloc[np.argsort(c.run_unit[runs][out["case"].to_numpy()], kind="stable")]
+    out = out.drop(columns="case").merge(true[["run", "measure", "true"]], on=["run", "measure"], how="left")
     out.insert(1, "group", out["run"].map(c.groups))
     out["error"] = out["estimate"] - out["true"]
     return out[["run", "group", "measure", "estimator", "true", "estimate", "error"]]
 
 
 def _sre(true: np.ndarray, estimate: np.ndarray) -> int:
-    """Σ_r |rank of r among the others' true scores with its estimate - its true rank|."""
-    n = len(true)
-    total = 0
-    for i in range(n):  # n runs: a small loop over a ranking, not a hot path
-        others = np.delete(true, i)
-        true_rank = int(np.sum(others > true[i]))
-        est_rank = int(np.sum(others > estimate[i]))
-        total += abs(true_rank - est_rank)
-    return total
+    """Σ_r |rank of r among the others' true scores with its estimate - its true rank| (ranks:
+    the number of other runs with a higher true score; a run never outranks itself)."""
+    ordered = np.sort(true)
+    above_true = len(true) - np.searchsorted(ordered, true, side="right")
+    above_estimate = len(true) - np.searchsorted(ordered, estimate, side="right") - (true > estimate)
+    return int(np.abs(above_true - above_estimate).sum())
 
 
 def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
@@ -423,7 +384,9 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     ``MAE = mean_r |estimate_r - true_r|``; ``SRE = Σ_r |rank_r - rank'_r|`` with ``rank_r`` the
     rank of r's true score among the other runs' true scores and ``rank'_r`` that of its estimate
     among the same (Lipani, Lupu & Hanbury 2015); τ-b between the estimates and the true scores
-    over the runs.
+    over the runs. Ranks and τ-b are computed on the scores rounded to :data:`TIE_DECIMALS`
+    (12) decimals, so that two scores that are equal up to the order in which a sum was taken
+    are a tie (the MAE uses the scores as they are).
 
     Parameters
     ----------
@@ -448,6 +411,9 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (measure, estimator), g in result.groupby(["measure", "estimator"], sort=True):
         t, e = g["true"].to_numpy(float), g["estimate"].to_numpy(float)
-        tau = kendall_tau(e, t) if len(g) > 1 else np.nan
-        rows.append((measure, estimator, len(g), float(np.mean(np.abs(e - t))), _sre(t, e), tau))
+        # ranks and τ on scores rounded to TIE_DECIMALS: equal scores summed in another order
+        # (float noise) are ties, never an order
+        tr, er = np.round(t, TIE_DECIMALS), np.round(e, TIE_DECIMALS)
+        tau = kendall_tau(er, tr) if len(g) > 1 else np.nan
+        rows.append((measure, estimator, len(g), float(np.mean(np.abs(e - t))), _sre(tr, er), tau))
     return pd.DataFrame(rows, columns=["measure", "estimator", "runs", "mae", "sre", "tau_b"])

@@ -21,9 +21,10 @@ Strategies (``strategies=``):
 * ``"borda"``, ``"rrf"``, ``"combsum"`` — fusion-based pooling: documents by their Borda
   count (``Σ_s (L_s - r_s(d) + 1)``; Aslam & Montague 2001), reciprocal rank fusion
   (``Σ_s 1/(k + r_s(d))``, k = 60; Cormack, Clarke & Büttcher 2009) or CombSUM of the min-max
-  normalised scores (Fox & Shaw 1994); ties by doc id.
+  normalised scores (Fox & Shaw 1994); ties (sums equal to 12 decimals) by doc id.
 * ``"rbp"`` — RBP-based pooling (Moffat, Webber & Zobel, SIGIR 2007, method A): documents by
-  their summed RBP weight ``Σ_s (1-p) p^(r_s(d)-1)`` (p = 0.8); ties by doc id. Their adaptive
+  their summed RBP weight ``Σ_s (1-p) p^(r_s(d)-1)`` (p = 0.8); ties (equal to 12 decimals: two
+  documents at ranks {1, 3, 4} and {4, 1, 3} of three runs) by doc id. Their adaptive
   methods B and C are not implemented.
 * ``"mtf"`` — move-to-front (Cormack, Palmer & Clarke, SIGIR 1998): every run starts with the
   same priority; the run of highest priority (lowest run index among equals) gives its best
@@ -34,7 +35,7 @@ Strategies (``strategies=``):
   largest ``Σ_s w_s v_s(d)`` with the rank value ``v_s(d) = (H_N - H_{r-1}) / H_N`` (``H`` the
   harmonic numbers, ``N`` the run's length, 0 when not retrieved); the loss is ``1 - v`` for a
   relevant and ``v`` for a non-relevant document (a [0, 1] rescaling of the paper's
-  ``±½(1 + H_N - H_r)``).
+  ``±½(1 + H_N - H_r)``); scores equal to 12 decimals are ties, won by the first doc id.
 * ``"maxmean"`` and ``"thompson"`` — multi-armed bandits (Losada, Parapar & Barreiro, SAC 2016
   and IP&M 2017): arms are runs, pulling one judges its best unjudged document; an arm's
   statistics are the labels of the judged documents at the head of its list (those it pulled
@@ -64,6 +65,8 @@ from pdeval.common.seeds import Seed, base_seed
 __all__ = ["STRATEGIES", "judging_order", "budget_qrels", "split_budget"]
 
 STATIC = ("depth", "take", "borda", "rrf", "combsum", "rbp")
+#: fused scores (borda, rrf, combsum, rbp) are compared rounded to this many decimals
+TIE_DECIMALS = 12
 SEQUENTIAL = ("mtf", "hedge", "maxmean", "thompson")
 #: every strategy :func:`judging_order` knows
 STRATEGIES = STATIC + SEQUENTIAL
@@ -195,7 +198,9 @@ def _static_keys(c: Candidates, strategy: str, rrf_k: float, rbp_p: float) -> li
         span = high[group] - low[group]
         value = np.where(span > 0, (c.entry_score - low[group]) / np.where(span > 0, span, 1.0), 1.0)
     total = np.bincount(c.entry_doc, weights=value, minlength=n)
-    return [-total]
+    # sums equal to TIE_DECIMALS decimals are ties (broken by doc id): the order in which the
+    # runs' weights were added (float noise) never decides
+    return [-np.round(total, TIE_DECIMALS)]
 
 
 def _static_order(c: Candidates, strategy: str, rrf_k: float, rbp_p: float) -> np.ndarray:
@@ -297,6 +302,7 @@ def _hedge(c: Candidates, budgets: np.ndarray, beta: float) -> np.ndarray:
         if not active.any():
             return state.order()
         score = np.bincount(c.entry_doc, weights=weight[c.entry_topic, c.entry_run] * value, minlength=n_docs)
+        score = np.round(score, TIE_DECIMALS)  # equal to 12 decimals: a tie, the first doc id wins
         score[state.judged] = -np.inf
         best = np.maximum.reduceat(score, starts)
         hits = np.flatnonzero(score == best[c.doc_topic])
