@@ -309,7 +309,8 @@ def _unique_prior(run, qrels, lists, keys, options) -> UnitEffect:
     seen = (lists.codes >= 0) & (lists.position < options["pool_depth"])
     run_counts = label_priors.grade_counts(lists.codes[seen], every_list[seen], len(lists.topic_of_list),
                                            len(lists.grades))
-    base = unique_priors.blended(pool, run_counts[list_of_row])
+    counts = run_counts[list_of_row]
+    base = label_priors.both_priors(pool, label_priors.shares(counts), counts.sum(axis=1) > 0)
     return unique_priors.unit_effect(base, run_of_row, keys["run"].nunique(), factors)
 
 
@@ -356,8 +357,9 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
     if prior == "pool":
         return pool
     shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
-    own = np.where(known[unjudged, None], shares[unjudged], pool)
-    return own if prior == "run" else (own + pool) / 2.0
+    if prior == "run":
+        return np.where(known[unjudged, None], shares[unjudged], pool)
+    return label_priors.both_priors(pool, shares[unjudged], known[unjudged])
 
 
 # ---- drawing ---------------------------------------------------------------------------------

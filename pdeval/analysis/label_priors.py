@@ -40,9 +40,20 @@ def grade_counts(codes: np.ndarray, groups: np.ndarray, n_groups: int, n_grades:
     return np.bincount(flat, minlength=n_groups * n_grades).reshape(n_groups, n_grades).astype(np.float64)
 
 
+def shares(counts: np.ndarray) -> np.ndarray:
+    """Each row of (... x grades) ``counts`` over its total (a row without counts stays 0)."""
+    total = counts.sum(axis=-1, keepdims=True)
+    return np.divide(counts, total, out=np.zeros_like(counts, dtype=np.float64), where=total > 0)
+
+
 def _normalised(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    total = counts.sum(axis=1, keepdims=True)
-    return counts / np.where(total > 0, total, 1.0), total[:, 0] > 0
+    return shares(counts), counts.sum(axis=1) > 0
+
+
+def both_priors(pool: np.ndarray, run_shares: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Fröbe et al.'s ``"both"``: the mean of the pool prior and the run prior of each row,
+    the pool prior alone where the row's run prior does not exist (``known`` False)."""
+    return np.where(known[..., None], (pool + run_shares) / 2.0, pool)
 
 
 def pool_priors(topic_counts: np.ndarray, topic_of_row: np.ndarray) -> np.ndarray:
@@ -110,4 +121,4 @@ def calibrated_priors(
     return table, levels
 
 
-__all__ = ["PRIORS", "calibrated_priors", "grade_counts", "pool_priors", "run_priors"]
+__all__ = ["PRIORS", "both_priors", "calibrated_priors", "grade_counts", "pool_priors", "run_priors", "shares"]

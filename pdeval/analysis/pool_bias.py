@@ -63,7 +63,7 @@ from pdeval.common.options import check_choice, check_int
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import as_qrels, as_run
-from pdeval.judgments.pooling import run_groups
+from pdeval.judgments.pooling import check_pooled, run_groups
 from pdeval.measures import parse as parse_measure
 
 __all__ = ["ESTIMATORS", "pool_bias_correction", "leave_out_bias", "bias_summary"]
@@ -143,13 +143,7 @@ class Collection:
         if len(topics) == 0:
             raise PdevalError("the qrels hold no judged topic")
         names = sorted(pd.unique(r["run"]).tolist())
-        pooled = names if pooled is None else ([pooled] if isinstance(pooled, str) else list(pooled))
-        unknown = [p for p in pooled if p not in set(names)]
-        if unknown:
-            raise PdevalError(f"pooled runs {unknown[:5]} are not in the run frame")
-        if not pooled:
-            raise PdevalError("pooled is empty: name the runs that formed the pool")
-        self.pooled = sorted(pooled)
+        self.pooled = check_pooled(names, pooled)
         self.groups = run_groups(names, group)
         self.units = sorted({self.groups[p] for p in self.pooled})
         unit_code = {u: i for i, u in enumerate(self.units)}

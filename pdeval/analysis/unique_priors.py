@@ -58,11 +58,12 @@ from typing import Callable, Iterable, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis.label_priors import both_priors, grade_counts, shares
 from pdeval.common.options import check_int
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run
-from pdeval.judgments.pooling import run_groups
+from pdeval.judgments.pooling import check_pooled, run_groups
 
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
 
@@ -84,20 +85,6 @@ class UnitFactors:
         """Units whose relevant unique documents are expected at all (some judged unique document
         in a topic with relevant judged documents)."""
         return self.expected[:, 1:].sum(axis=1) > 0
-
-
-def check_pooled(names: Iterable[str], pooled: Optional[Iterable[str]]) -> list[str]:
-    """The pooled run names (default: every run), refused if empty or not in the frame."""
-    names = list(names)
-    chosen = names if pooled is None else ([pooled] if isinstance(pooled, str) else list(pooled))
-    known = set(names)
-    unknown = [p for p in chosen if p not in known]
-    if unknown:
-        raise PdevalError(f"pooled runs {unknown[:5]} are not in the run frame: name runs of the frame "
-                          "(pooled= takes the names of the runs that built the pool)")
-    if not chosen:
-        raise PdevalError("pooled is empty: name the runs that built the pool")
-    return sorted(set(chosen))
 
 
 def unit_factors(
@@ -138,48 +125,26 @@ def unit_factors(
     code = code.fillna(-1).to_numpy(dtype=np.int64)
     hidden = rows.merge(unique_docs[["query_id", "doc_id"]].assign(u=True), on=["query_id", "doc_id"],
                         how="left")["u"].fillna(False).to_numpy(dtype=bool)
-    topic_counts = np.bincount(np.searchsorted(topics, judged["query_id"].to_numpy()) * n_grades
-                               + grade_of["code"].to_numpy(), minlength=n_topics * n_grades)
-    topic_counts = topic_counts.reshape(n_topics, n_grades).astype(np.float64)
+    topic_counts = grade_counts(grade_of["code"].to_numpy(), np.searchsorted(topics, judged["query_id"].to_numpy()),
+                                n_topics, n_grades)
     # the unit's unique judged documents (each once) per topic and grade, and the pool prior without them
     first = ~rows.assign(u=unit).duplicated().to_numpy()
-    own = _counts((unit * n_topics + topic)[hidden & first & (code >= 0)], code[hidden & first & (code >= 0)],
-                  n_units * n_topics, n_grades).reshape(n_units, n_topics, n_grades)
-    pool = _shares(topic_counts[None, :, :] - own)  # units x topics x grades
+    own = grade_counts(code[hidden & first], (unit * n_topics + topic)[hidden & first],
+                       n_units * n_topics, n_grades).reshape(n_units, n_topics, n_grades)
+    pool = shares(topic_counts[None, :, :] - own)  # units x topics x grades
     # each hidden judged row's prior had its unit been left out: pool and the run's other judged rows
     list_code = pd.factorize(pd.Series(top["run"].to_numpy()) + "\x1f" + top["query_id"].astype(str))[0]
     seen = (code >= 0) & ~hidden
-    run_counts = _counts(list_code[seen], code[seen], int(list_code.max(initial=-1)) + 1, n_grades)
+    run_counts = grade_counts(code[seen], list_code[seen], int(list_code.max(initial=-1)) + 1, n_grades)
     target = hidden & (code >= 0)
-    base = blended(pool[unit[target], topic[target]], run_counts[list_code[target]])
-    observed = _counts(unit[target], code[target], n_units, n_grades)
+    counts = run_counts[list_code[target]]
+    base = both_priors(pool[unit[target], topic[target]], shares(counts), counts.sum(axis=1) > 0)
+    observed = grade_counts(code[target], unit[target], n_units, n_grades)
     expected = np.zeros((n_units, n_grades))
     np.add.at(expected, unit[target], base)
     factors = np.divide(observed, expected, out=np.ones_like(observed), where=expected > 0)
     return UnitFactors(units=units, unique=own.sum(axis=(1, 2)), observed=observed, expected=expected,
                        factors=factors)
-
-
-#: weight of the run's own judged documents in the base prior (0: the pool prior alone)
-RUN_WEIGHT = 0.5
-
-
-def _counts(group: np.ndarray, code: np.ndarray, n_groups: int, n_grades: int) -> np.ndarray:
-    flat = group.astype(np.int64) * n_grades + code
-    return np.bincount(flat, minlength=n_groups * n_grades).reshape(n_groups, n_grades).astype(np.float64)
-
-
-def _shares(counts: np.ndarray) -> np.ndarray:
-    total = counts.sum(axis=-1, keepdims=True)
-    return np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
-
-
-def blended(pool: np.ndarray, run_counts: np.ndarray) -> np.ndarray:
-    """The base prior of rows: ``(1 - w) · pool + w · run shares`` (w = :data:`RUN_WEIGHT`), the
-    run's share of each grade among the judged documents of its top ``pool_depth``; the pool
-    alone where the run has none."""
-    known = run_counts.sum(axis=-1, keepdims=True) > 0
-    return np.where(known, (1.0 - RUN_WEIGHT) * pool + RUN_WEIGHT * _shares(run_counts), pool)
 
 
 def factor_table(factors: UnitFactors, grades: np.ndarray) -> pd.DataFrame:
@@ -307,5 +272,5 @@ def unit_effect(pool: np.ndarray, run_of_row: np.ndarray, n_runs: int, factors: 
     return UnitEffect(pool, run_of_row, n_runs, usable, bandwidth)
 
 
-__all__ = ["UnitEffect", "UnitFactors", "check_pooled", "factor_table", "unique_factors", "unit_effect",
+__all__ = ["UnitEffect", "UnitFactors", "factor_table", "unique_factors", "unit_effect",
            "unit_factors"]

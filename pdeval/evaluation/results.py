@@ -125,12 +125,6 @@ def summarize(
     """
     if {"low", "high", "residual"} <= set(result.columns):
         return summarize_bounds(result, wide=wide)
-    if {"estimate", "low", "high"} <= set(result.columns):
-        raise SchemaError(
-            "summarize got a frame of pdeval.estimate: the mean of per-topic intervals is not an interval of "
-            "the run mean. Call pdeval.estimate(..., level='run') (df.ir.estimate(..., level='run')): it gives "
-            "each run's mean with an interval computed jointly over the topics"
-        )
     result = as_result(result)  # (an empty result summarizes to an empty frame)
     by_list, _ = split_keys(result, system=system, by=by)
     groups = [system, *by_list, "measure"]

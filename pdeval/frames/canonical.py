@@ -528,6 +528,8 @@ def as_result(frame: pd.DataFrame) -> pd.DataFrame:
             f"the result frame holds the columns {interval} of a pdeval.bounds or pdeval.estimate frame: they are "
             "values, not keys. Analyse one value column as 'value', e.g. frame.drop(columns=[...]) for today's "
             "values or frame.assign(value=frame['estimate']).drop(columns=[...]) for the estimates"
+            + ("; for run means with intervals computed jointly over the topics (the mean of per-topic intervals "
+               "is not one), call pdeval.estimate(..., level='run')" if "estimate" in interval else "")
         )
     return frame
 

@@ -75,20 +75,33 @@ def _parse_depths(depth: Union[int, str, Iterable[int]], name: str = "depth") ->
 
 
 
-def select_runs(run: pd.DataFrame, runs: Optional[Iterable[str]]) -> pd.DataFrame:
-    if runs is None:
-        return run
-    if isinstance(runs, str):
-        runs = [runs]
-    wanted = list(runs)
-    present = set(run["run"].unique())
+def check_runs(names: Iterable[str], runs: Union[str, Iterable[str]], what: str = "runs") -> list[str]:
+    """The run names ``runs`` (one name or several), refused when one is not among ``names``."""
+    present = set(names)
+    wanted = [runs] if isinstance(runs, str) else list(runs)
     missing = [r for r in wanted if r not in present]
     if missing:
         raise PdevalError(
-            f"runs {missing} are not in the run frame; it has {len(present)} run(s), "
+            f"{what} {missing[:5]} are not in the run frame; it has {len(present)} run(s), "
             f"e.g. {sorted(present)[:5]}"
         )
-    return run.loc[run["run"].isin(wanted)]
+    return wanted
+
+
+def check_pooled(names: Iterable[str], pooled: Optional[Iterable[str]]) -> list[str]:
+    """The runs that built the pool, sorted (``pooled``; default every run of ``names``), refused
+    when unknown or empty."""
+    names = list(names)
+    chosen = names if pooled is None else check_runs(names, pooled, "pooled runs")
+    if not chosen:
+        raise PdevalError("pooled is empty: name the runs that built the pool")
+    return sorted(set(chosen))
+
+
+def select_runs(run: pd.DataFrame, runs: Optional[Iterable[str]]) -> pd.DataFrame:
+    if runs is None:
+        return run
+    return run.loc[run["run"].isin(check_runs(run["run"].unique(), runs))]
 
 
 def row_positions(
@@ -439,9 +452,11 @@ def judged(
 # leave-one-group-out pooling
 
 
-def _run_groups(
+def run_groups(
     names: Sequence[str], group: Union[None, Mapping[str, str], Callable[[str], str]]
 ) -> dict[str, str]:
+    """The run -> group mapping of ``group=`` (None: each run its own group; a mapping that
+    must name every run; or a callable), validated."""
     if group is None:
         return {name: name for name in names}
     if callable(group) and not isinstance(group, Mapping):
@@ -460,10 +475,6 @@ def _run_groups(
     if bad:
         raise PdevalError(f"runs {bad[:10]} have no group (None or NaN)")
     return {name: str(g) for name, g in mapping.items()}
-
-
-#: the run -> group mapping of ``group=`` (validated), shared with :mod:`pdeval.analysis.pool_bias`
-run_groups = _run_groups
 
 
 def _group_codes(run_names: pd.Series, groups: Mapping[str, str], group_index: Mapping[str, int]) -> np.ndarray:
@@ -553,7 +564,7 @@ def leave_out_pooling(
     r = as_run(run)
     q = plain_qrels(qrels, "leave_out_pooling", design="keep")  # each kept row keeps its stratum / probability
     names = sorted(pd.unique(r["run"]).tolist())
-    groups = _run_groups(names, group)
+    groups = run_groups(names, group)
     group_names = sorted(set(groups.values()))
     group_index = {g: i for i, g in enumerate(group_names)}
 
