@@ -63,6 +63,7 @@ from pdeval.common.options import check_choice, check_int
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import as_qrels, as_run
+from pdeval.judgments.adjudication import TIE_DECIMALS
 from pdeval.judgments.pooling import check_pooled, run_groups
 from pdeval.measures import parse as parse_measure
 
@@ -71,8 +72,6 @@ __all__ = ["ESTIMATORS", "pool_bias_correction", "leave_out_bias", "bias_summary
 #: the estimators: no correction, Webber & Park 2009, Lipani, Lupu & Hanbury 2015
 ESTIMATORS = ("pool", "webber", "lipani")
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
-#: :func:`bias_summary` ranks scores rounded to this many decimals (float noise is no order)
-TIE_DECIMALS = 12
 
 
 def _measures(measures: Union[str, Sequence[str]]) -> list[tuple[str, str, int]]:

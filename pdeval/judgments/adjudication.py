@@ -65,7 +65,8 @@ from pdeval.common.seeds import Seed, base_seed
 __all__ = ["STRATEGIES", "judging_order", "budget_qrels", "split_budget"]
 
 STATIC = ("depth", "take", "borda", "rrf", "combsum", "rbp")
-#: fused scores (borda, rrf, combsum, rbp) are compared rounded to this many decimals
+#: scores equal to this many decimals are ties (float noise is no order): the fused orders and
+#: Hedge here, :func:`pdeval.bias_summary`'s ranks
 TIE_DECIMALS = 12
 SEQUENTIAL = ("mtf", "hedge", "maxmean", "thompson")
 #: every strategy :func:`judging_order` knows
