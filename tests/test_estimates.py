@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdeval
+from pdeval.analysis import label_priors
 from pdeval.analysis.ppi import ppi_mean
 from pdeval.errors import MeasureError, PdevalError, SchemaError
 
@@ -102,6 +103,78 @@ def test_certain_labels_give_the_engines_value_on_the_filled_qrels(seed):
             merged = mine.merge(expected, on=["run", "query_id"], suffixes=("", "_engine"))
             assert len(merged) == len(mine)
             np.testing.assert_allclose(merged["estimate"], merged["value_engine"], atol=1e-12, err_msg=measure)
+
+
+def _calibration(seed: int, n_topics: int = 4):
+    """Human grades and an automatic judge's labels of the same pairs, topic by topic."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"t{t}", f"d{d}", int(rng.integers(0, 3)), int(rng.integers(0, 4)))
+            for t in range(n_topics) for d in range(int(rng.integers(3, 9)))]
+    pairs = pd.DataFrame(rows, columns=["query_id", "doc_id", "human", "auto"])
+    return (pairs[["query_id", "doc_id"]].assign(relevance=pairs["human"]),
+            pairs[["query_id", "doc_id"]].assign(relevance=pairs["auto"]), pairs)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_resample_calibrates_on_its_resample_of_topics(seed):
+    """Reference: for topic weights w, the table is the crosstab of the pairs of every topic
+    repeated w_t times, plus the smoothing, normalised per automatic label; a label without a
+    pair in the resample keeps its row of the table of all topics; a row whose automatic label
+    is none of the judge's gets the pool prior."""
+    human, auto, pairs = _calibration(seed)
+    grades, labels = np.array([0, 1, 2]), range(4)
+    rows = np.array([0, 1, 2, 3, 7])
+    pool = np.tile([0.5, 0.3, 0.2], (len(rows), 1))
+    effect = label_priors.calibrated_priors(human, auto, grades, rows, pool, smoothing=0.5)
+
+    def table(frame):
+        counts = pd.crosstab(frame["auto"], frame["human"]).reindex(index=labels, columns=grades, fill_value=0)
+        return counts.sum(axis=1).to_numpy() > 0, ((counts + 0.5).T / (counts + 0.5).sum(axis=1)).T.to_numpy().copy()
+
+    _, full = table(pairs)
+    topics = list(dict.fromkeys(pairs["query_id"]))
+    weights = np.random.default_rng(seed).integers(0, 3, size=(5, len(topics)))
+    weights[weights.sum(axis=1) == 0, 1] = 2
+    weights[0] = np.eye(len(topics), dtype=int)[0]  # one topic only: some labels unseen
+    got = effect.rows(effect.tables(weights))
+    for b, w in enumerate(weights):
+        seen, drawn = table(pd.concat([pairs[pairs["query_id"] == t] for t, k in zip(topics, w) for _ in range(k)]))
+        drawn[~seen] = full[~seen]
+        expected = np.vstack([drawn[r] if r in labels else pool[i] for i, r in enumerate(rows)])
+        np.testing.assert_allclose(got[b], expected, atol=1e-12)
+    assert not np.allclose(got[0], got[1])
+
+
+def test_one_calibration_topic_leaves_no_calibration_uncertainty():
+    human, auto, _ = _calibration(3, n_topics=1)
+    effect = label_priors.calibrated_priors(human, auto, np.array([0, 1, 2]), np.array([0, 1, 2, 3]), np.zeros((4, 3)))
+    drawn = effect.draw(50, np.random.default_rng(0))
+    np.testing.assert_allclose(drawn, np.broadcast_to(effect.rows(effect.table), drawn.shape), atol=1e-12)
+
+
+def test_calibration_uncertainty_widens_the_interval():
+    """A judge that agrees with the assessors on half the topics and inverts the grades on the
+    others: every resample of the topics calibrates differently, so the interval of a run mean
+    is wider than with the table of all topics for every draw (that table, given through a
+    callable, is the fixed-table oracle), around about the same estimate."""
+    run, qrels = collection(8, n_topics=20, judged=10)
+    judged_half = qrels.iloc[::2]
+    every = completed(run, qrels)  # the judge labels every retrieved document
+    flip = every["query_id"].isin([f"t{t}" for t in range(10)])
+    automatic = every.assign(relevance=np.where(flip, 2 - every["relevance"], every["relevance"]))
+    grades = np.array([0, 1, 2])
+    label_of = automatic.set_index(["query_id", "doc_id"])["relevance"]
+    fixed = label_priors.calibrated_priors(judged_half, automatic, grades, grades, np.zeros((3, 3))).table
+
+    def fixed_table(query_ids, doc_ids):
+        return fixed[label_of.reindex(pd.MultiIndex.from_arrays([query_ids, doc_ids])).to_numpy()]
+
+    options = {"n_resamples": 4000, "level": "run", "seed": 3}
+    varying = pdeval.estimate(run, judged_half, "nDCG@10", method="labels", automatic=automatic, **options)
+    one_table = pdeval.estimate(run, judged_half, "nDCG@10", method="labels", automatic=fixed_table, **options)
+    width = lambda frame: (frame["high"] - frame["low"]).to_numpy()
+    assert (width(varying) > 1.2 * width(one_table)).all()
+    np.testing.assert_allclose(varying["estimate"], one_table["estimate"], atol=0.01)
 
 
 def test_seeded_draws_repeat_and_differ_by_seed():

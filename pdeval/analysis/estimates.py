@@ -11,8 +11,9 @@
   R and the ideal list follow the drawn labels, and the measure's distribution over the draws
   gives the estimate (its mean) and the percentile interval;
 * ``"labels"``: the same draws, the probabilities taken from another label set (an LLM's
-  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.label_priors.calibrated_priors`),
-  or returned by a callable;
+  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.label_priors.calibrated_priors`;
+  every resample re-estimates the calibration on a resample of its topics, so the interval
+  carries the calibration's uncertainty), or returned by a callable;
 * ``"ppi"`` (prediction-powered inference, :mod:`pdeval.analysis.ppi`): automatic labels for
   every topic and human labels on a random sample of the topics give an unbiased estimate of a
   run's mean score (or of its difference from a baseline run) with a valid interval.
@@ -45,6 +46,8 @@ from pdeval.measures import Measure, parse_all
 Method = Literal["bootstrap", "labels", "ppi"]
 #: the bootstrap's priors: Fröbe et al.'s three and the unique documents' random effect
 PRIORS = label_priors.PRIORS + ("unique",)
+#: priors whose probabilities are drawn anew for every resample
+DRAWN = (UnitEffect, label_priors.CalibrationEffect)
 #: cells (resamples x rows) drawn at once: bounds the memory of the bootstrap
 CHUNK_CELLS = 1 << 22
 
@@ -114,7 +117,9 @@ def estimate(
     automatic : DataFrame or callable, optional
         ``method="labels"``: a qrels frame of automatic labels (an LLM's, e.g. from
         :func:`pdeval.label_sets`), calibrated on the pairs both frames judge (an unjudged
-        document without an automatic label gets the pool prior); or a callable
+        document without an automatic label gets the pool prior); every resample
+        re-estimates the calibration table on the pairs of a resample of their topics (a
+        cluster bootstrap), so the interval includes the calibration's uncertainty; or a callable
         ``f(query_ids, doc_ids) -> array (n, n_grades)`` returning, for the ``n`` unjudged
         (topic, document) pairs given as two arrays, the probability of each judged grade of
         the qrels (columns: the distinct judged grades and 0, ascending), each row summing
@@ -289,7 +294,7 @@ def _cut(lists, probabilities, depth):
         offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
         codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
     )
-    kept = probabilities.take(kept_unjudged) if isinstance(probabilities, UnitEffect) else probabilities[kept_unjudged]
+    kept = probabilities.take(kept_unjudged) if isinstance(probabilities, DRAWN) else probabilities[kept_unjudged]
     return cut, kept
 
 
@@ -342,18 +347,14 @@ def _called_priors(automatic, run, lists, keys, score_precision, depth) -> np.nd
     return got[np.ravel(pair_of_row)]
 
 
-def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing) -> np.ndarray:
-    """(unjudged rows x grades) probabilities."""
+def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing):
+    """(unjudged rows x grades) probabilities, or the calibrated prior drawn per resample."""
     unjudged = lists.unjudged
     list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
     pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
     if method == "labels":
-        table, levels = label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
-                                                       smoothing=smoothing)
-        level = auto_level[unjudged]
-        found = np.isin(level, levels)
-        code = np.searchsorted(levels, level)
-        return np.where(found[:, None], table[np.minimum(code, len(levels) - 1)], pool)
+        return label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+                                              auto_level[unjudged], pool, smoothing=smoothing)
     if prior == "pool":
         return pool
     shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
@@ -366,12 +367,14 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
 def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
     """Today's values (lists x measures) and the values over the draws (draws x lists x measures).
 
-    ``probabilities``: (unjudged rows x grades), or a :class:`~pdeval.analysis.unique_priors.UnitEffect`
-    whose probabilities are drawn anew for every resample (one unit per run)."""
+    ``probabilities``: (unjudged rows x grades), or a prior of :data:`DRAWN` whose probabilities
+    are drawn anew for every resample (:class:`~pdeval.analysis.unique_priors.UnitEffect`: one
+    unit per run; :class:`~pdeval.analysis.label_priors.CalibrationEffect`: one resample of the
+    calibration topics)."""
     n_rows = len(lists.position)
     base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
     value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
-    effect = isinstance(probabilities, UnitEffect)
+    effect = isinstance(probabilities, DRAWN)
     chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
     cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
     starts = range(0, n_resamples, chunk)

@@ -14,8 +14,9 @@ Potthast & Hagen, "Bootstrapped nDCG Estimation in the Presence of Unjudged Docu
 * ``"both"`` -- the mean of the two;
 * :func:`calibrated_priors` -- probabilities from another label set (an LLM's labels):
   P(human grade g | automatic label a), estimated on the pairs both label sets judged with
-  add-``smoothing`` (Laplace) counts; an unjudged document without an automatic label falls
-  back to the pool prior.
+  add-``smoothing`` (Laplace) counts, re-estimated in every resample on a resample of the
+  calibration topics (:class:`CalibrationEffect`: the interval carries the uncertainty of the
+  calibration); an unjudged document without an automatic label falls back to the pool prior.
 
 All functions work on the rows of ranked lists laid out with group offsets; no loop over
 topics or runs.
@@ -23,6 +24,7 @@ topics or runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -47,7 +49,7 @@ def shares(counts: np.ndarray) -> np.ndarray:
 
 
 def _normalised(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return shares(counts), counts.sum(axis=1) > 0
+    return shares(counts), counts.sum(axis=-1) > 0
 
 
 def both_priors(pool: np.ndarray, run_shares: np.ndarray, known: np.ndarray) -> np.ndarray:
@@ -89,21 +91,11 @@ def run_priors(
     return _normalised(counts)
 
 
-def calibrated_priors(
-    human: pd.DataFrame,
-    automatic: pd.DataFrame,
-    grades: np.ndarray,
-    *,
-    smoothing: float = 1.0,
+def _calibration_counts(
+    human: pd.DataFrame, automatic: pd.DataFrame, grades: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """P(human grade | automatic label) from the pairs both frames judge.
-
-    Returns ``(table, levels)``: the (automatic levels x ``grades``) conditional probabilities,
-    each row (counts + ``smoothing``) normalised, and the automatic levels in row order. Refuses
-    frames with no judged pair in common.
-    """
-    if not smoothing >= 0:
-        raise PdevalError(f"smoothing must be >= 0, not {smoothing!r}")
+    """(topics x automatic levels x ``grades``) counts of the pairs both frames judge, per topic
+    of those pairs, and the automatic levels (ascending)."""
     auto = automatic.loc[automatic["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
     levels = np.unique(auto["relevance"].to_numpy(dtype=np.int64))
     judged = human.loc[human["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
@@ -113,12 +105,84 @@ def calibrated_priors(
             "the automatic labels share no judged (query_id, doc_id) pair with the qrels: nothing to "
             "calibrate them on. Check that both use the same topic and document ids."
         )
-    counts = np.zeros((len(levels), len(grades)))
-    np.add.at(counts, (np.searchsorted(levels, both["relevance_a"].to_numpy(dtype=np.int64)),
-                       np.searchsorted(grades, both["relevance_h"].to_numpy(dtype=np.int64))), 1.0)
-    table, known = _normalised(counts + smoothing)
-    table[~known] = 1.0 / len(grades)  # an automatic level never seen beside a human label: uniform
-    return table, levels
+    topic, _ = pd.factorize(both["query_id"])
+    level = np.searchsorted(levels, both["relevance_a"].to_numpy(dtype=np.int64))
+    grade = np.searchsorted(grades, both["relevance_h"].to_numpy(dtype=np.int64))
+    cells = (topic * len(levels) + level) * len(grades) + grade
+    size = (int(topic.max()) + 1, len(levels), len(grades))
+    return np.bincount(cells, minlength=int(np.prod(size))).reshape(size).astype(np.float64), levels
 
 
-__all__ = ["PRIORS", "both_priors", "calibrated_priors", "grade_counts", "pool_priors", "run_priors", "shares"]
+def calibrated_priors(
+    human: pd.DataFrame,
+    automatic: pd.DataFrame,
+    grades: np.ndarray,
+    row_labels: np.ndarray,
+    pool: np.ndarray,
+    *,
+    smoothing: float = 1.0,
+) -> "CalibrationEffect":
+    """P(human grade | automatic label) from the pairs both frames judge, for the unjudged rows.
+
+    ``row_labels`` are the rows' automatic labels (a value that is no automatic label of
+    ``automatic``: none), ``pool`` (rows x grades) the prior of the rows without one. The table
+    of all calibration pairs: each row of (counts + ``smoothing``) normalised, uniform for a
+    label never seen beside a human grade. Refuses frames with no judged pair in common.
+    """
+    if not smoothing >= 0:
+        raise PdevalError(f"smoothing must be >= 0, not {smoothing!r}")
+    counts, levels = _calibration_counts(human, automatic, grades)
+    table, known = _normalised(counts.sum(axis=0) + smoothing)
+    table[~known] = 1.0 / len(grades)
+    level_of_row = np.where(np.isin(row_labels, levels), np.searchsorted(levels, row_labels), -1)
+    return CalibrationEffect(counts, table, smoothing, level_of_row, pool)
+
+
+@dataclass
+class CalibrationEffect:
+    """The calibrated prior of the unjudged rows with the uncertainty of its calibration.
+
+    The table P(human grade g | automatic label a) is estimated from the pairs both label sets
+    judge, which come in topics: how well an automatic judge agrees with the assessors varies
+    from topic to topic. Every resample therefore draws the topics of the calibration pairs
+    with replacement (the cluster bootstrap; Davison & Hinkley, *Bootstrap Methods and their
+    Application*, 1997, Sect. 3.8) and uses the table of the drawn topics for every row::
+
+        T^b_{a,g} = (Σ_t w^b_t n_{t,a,g} + s) / Σ_g' (Σ_t w^b_t n_{t,a,g'} + s),
+        (w^b_1, ..., w^b_T) ~ Multinomial(T, 1/T, ..., 1/T)
+
+    with ``n_{t,a,g}`` the pairs of topic ``t`` with automatic label ``a`` and human grade ``g``
+    and ``s`` the smoothing. A label whose row has no count in a resample keeps the table of
+    all topics (``table``). Rows without an automatic label (``level_of_row`` -1) get ``pool``.
+    """
+
+    topic_counts: np.ndarray  # (calibration topics x levels x grades)
+    table: np.ndarray  # (levels x grades): the table of all topics
+    smoothing: float
+    level_of_row: np.ndarray  # (rows,) index into the levels; -1: no automatic label
+    pool: np.ndarray  # (rows x grades): the fallback prior
+
+    def take(self, keep: np.ndarray) -> "CalibrationEffect":
+        return CalibrationEffect(self.topic_counts, self.table, self.smoothing, self.level_of_row[keep], self.pool[keep])
+
+    def rows(self, tables: np.ndarray) -> np.ndarray:
+        """(... x rows x grades): the rows' probabilities under (... x levels x grades) tables."""
+        found = self.level_of_row >= 0
+        picked = np.take(tables, np.maximum(self.level_of_row, 0), axis=-2)
+        return np.where(found[:, None], picked, self.pool)
+
+    def tables(self, weights: np.ndarray) -> np.ndarray:
+        """(resamples x levels x grades) tables of the calibration topics taken ``weights``
+        (resamples x topics) times each."""
+        counts = np.tensordot(np.asarray(weights, dtype=np.float64), self.topic_counts, axes=(1, 0))
+        seen = counts.sum(axis=-1, keepdims=True) > 0
+        return np.where(seen, shares(counts + self.smoothing), self.table)
+
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """(size x rows x grades) probabilities: one resample of the calibration topics each."""
+        n_topics = len(self.topic_counts)
+        return self.rows(self.tables(rng.multinomial(n_topics, np.full(n_topics, 1.0 / n_topics), size=size)))
+
+
+__all__ = ["PRIORS", "CalibrationEffect", "both_priors", "calibrated_priors", "grade_counts", "pool_priors", "run_priors",
+           "shares"]
