@@ -211,8 +211,8 @@ def test_judgment_draws_take_the_same_seed():
 def test_fill_holes_refuses_a_bool_depth():
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["e"], "relevance": [1]})
-    with pytest.raises(PdevalError, match="depth must be an integer >= 1, not True"):
-        pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), depth=True)
+    with pytest.raises(PdevalError, match="pool_depth must be an integer >= 1, not True"):
+        pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), pool_depth=True)
 
 
 def test_result_bundles_show_their_summary_table():
