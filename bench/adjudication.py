@@ -49,7 +49,7 @@ def main() -> None:
     run, qrels = load()
     full = int(qrels.groupby("query_id").size().max())
     print(f"{run['run'].nunique()} runs, {len(run):,} rows; qrels {len(qrels):,} judgments, at most {full} per topic")
-    settings = {"depth10-all": dict(depth=10, budget=None), "depth100-qrels": dict(depth=100, budget=full)}
+    settings = {"depth10-all": dict(pool_depth=10, budget=None), "depth100-qrels": dict(pool_depth=100, budget=full)}
     for name, kw in settings.items():
         times = []
         for _ in range(args.reps):

@@ -48,11 +48,11 @@ def main() -> None:
           f"{len(run):,} rows; measures {', '.join(MEASURES)}")
     calls = {
         "leave_out_bias, team left out":
-            lambda: pdeval.leave_out_bias(pool_runs, qrels, MEASURES, depth=10, group=team),
+            lambda: pdeval.leave_out_bias(pool_runs, qrels, MEASURES, pool_depth=10, group=team),
         "leave_out_bias, run left out":
-            lambda: pdeval.leave_out_bias(pool_runs, qrels, MEASURES, depth=10),
+            lambda: pdeval.leave_out_bias(pool_runs, qrels, MEASURES, pool_depth=10),
         "pool_bias_correction, 38 runs":
-            lambda: pdeval.pool_bias_correction(run, qrels, pooled, MEASURES, depth=10, group=team),
+            lambda: pdeval.pool_bias_correction(run, qrels, pooled, MEASURES, pool_depth=10, group=team),
     }
     for name, call in calls.items():
         times = []

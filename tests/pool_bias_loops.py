@@ -149,19 +149,19 @@ def parse(measures):
     return [(m, m.split("@")[0], int(m.split("@")[1])) for m in measures]
 
 
-def correction_loops(run, qrels, pooled, measures, depth=10, group=None,
-                     estimators=("pool", "webber", "lipani"), run_depth=1000, runs=None):
+def correction_loops(run, qrels, pooled, measures, pool_depth=10, group=None,
+                     estimators=("pool", "webber", "lipani"), depth=1000, runs=None):
     """Old ``pool_bias_correction`` (``runs``: only these unpooled runs)."""
-    c = Collection(run, qrels, pooled, depth, group, run_depth)
+    c = Collection(run, qrels, pooled, pool_depth, group, depth)
     new = [i for i, n in enumerate(c.e.run_names) if n not in set(c.pooled) and (runs is None or n in runs)]
     return pd.DataFrame(estimate(c, [], new, parse(measures), list(estimators)),
                         columns=["run", "measure", "estimator", "value"])
 
 
-def leave_out_loops(run, qrels, measures, depth=10, pooled=None, group=None,
-                    estimators=("pool", "webber", "lipani"), run_depth=1000):
+def leave_out_loops(run, qrels, measures, pool_depth=10, pooled=None, group=None,
+                    estimators=("pool", "webber", "lipani"), depth=1000):
     """Old ``leave_out_bias``: the estimates only (run, measure, estimator, estimate)."""
-    c = Collection(run, qrels, pooled, depth, group, run_depth)
+    c = Collection(run, qrels, pooled, pool_depth, group, depth)
     pooled_idx = [i for i, n in enumerate(c.e.run_names) if n in set(c.pooled)]
     records = []
     for unit, code in c.unit_code.items():

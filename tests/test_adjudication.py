@@ -176,7 +176,7 @@ def test_fused_ties_are_not_float_noise():
     rows = [(name, "q0", d, float(10 - i)) for name, docs in lists.items() for i, d in enumerate(docs)]
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
     qrels = pd.DataFrame({"query_id": ["q0"], "doc_id": ["d00"], "relevance": [0]})
-    order = judging_order(run, qrels, "rbp", depth=4)
+    order = judging_order(run, qrels, "rbp", pool_depth=4)
     docs = order.sort_values("order")["doc_id"].tolist()
     assert docs.index("d01") < docs.index("d02")
 
@@ -247,7 +247,7 @@ def cases(draw):
 @given(case=cases(), seed=st.integers(0, 3))
 def test_strategy_equals_reference_loop(strategy, case, seed):
     run, qrels, budget, depth = case
-    order = judging_order(run, qrels, strategy, budget=budget, depth=depth, seed=seed)
+    order = judging_order(run, qrels, strategy, budget=budget, pool_depth=depth, seed=seed)
     assert (order["strategy"] == strategy).all()
     assert as_lists(order) == reference(run, qrels, strategy, budget, depth, seed)
 
@@ -271,7 +271,7 @@ def clef():
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_strategy_equals_reference_loop_on_clef2015(clef, strategy):
     run, qrels = clef
-    order = judging_order(run, qrels, strategy, budget=40, depth=15, seed=7)
+    order = judging_order(run, qrels, strategy, budget=40, pool_depth=15, seed=7)
     assert as_lists(order) == reference(run, qrels, strategy, 40, 15, 7)
 
 
@@ -340,5 +340,5 @@ def test_thompson_is_deterministic_per_seed():
 def test_accessor_methods():
     run, qrels = small()
     pd.testing.assert_frame_equal(run.ir.judging_order(qrels, "mtf"), judging_order(run, qrels, "mtf"))
-    got = run.ir.pool_bias_correction(qrels, ["a"], measures="P@2", depth=1)
+    got = run.ir.pool_bias_correction(qrels, ["a"], measures="P@2", pool_depth=1)
     assert set(got["run"]) == {"b"} and set(got["estimator"]) == {"pool", "webber", "lipani"}

@@ -504,7 +504,7 @@ def test_fill_holes_batches_cache_and_merge(tmp_path):
     expected_holes = sorted(pairs - labelled)
 
     judge = CountingJudge()
-    holes = pdeval.fill_holes(runs, qrels, judge, depth=5, batch_size=7, progress=True)
+    holes = pdeval.fill_holes(runs, qrels, judge, pool_depth=5, batch_size=7, progress=True)
     assert list(zip(holes.query_id, holes.doc_id)) == expected_holes
     assert sum(judge.batches) == len(expected_holes) and max(judge.batches) <= 7
     assert (holes.source == "judge").all()
@@ -514,16 +514,16 @@ def test_fill_holes_batches_cache_and_merge(tmp_path):
 
     # a file cache: the second call asks the judge nothing
     cache = tmp_path / "cache.tsv"
-    first = pdeval.fill_holes(runs, qrels, CountingJudge(), depth=5, cache=cache, progress=False)
+    first = pdeval.fill_holes(runs, qrels, CountingJudge(), pool_depth=5, cache=cache, progress=False)
     again = CountingJudge()
-    second = pdeval.fill_holes(runs, qrels, again, depth=5, cache=cache, progress=False)
+    second = pdeval.fill_holes(runs, qrels, again, pool_depth=5, cache=cache, progress=False)
     assert again.batches == [] and first.equals(second)
     # a dict cache, filled in place
     store: dict = {}
-    pdeval.fill_holes(runs, qrels, CountingJudge(), depth=5, cache=store, progress=False)
+    pdeval.fill_holes(runs, qrels, CountingJudge(), pool_depth=5, cache=store, progress=False)
     assert set(store) == set(expected_holes)
     # only topics of the qrels
-    part = pdeval.fill_holes(runs, qrels[qrels.query_id == "q0"], CountingJudge(), depth=5, topics="qrels", progress=False)
+    part = pdeval.fill_holes(runs, qrels[qrels.query_id == "q0"], CountingJudge(), pool_depth=5, topics="qrels", progress=False)
     assert set(part.query_id) == {"q0"}
 
 
@@ -534,8 +534,8 @@ def test_fill_holes_rejects_a_bad_judge():
         pdeval.fill_holes(runs, qrels, lambda pairs: [1], progress=False)
     with pytest.raises(SchemaError, match="not integers >= 0"):
         pdeval.fill_holes(runs, qrels, lambda pairs: np.full(len(pairs), 0.5), progress=False)
-    with pytest.raises(PdevalError, match="depth"):
-        pdeval.fill_holes(runs, qrels, CountingJudge(), depth=0)
+    with pytest.raises(PdevalError, match="pool_depth"):
+        pdeval.fill_holes(runs, qrels, CountingJudge(), pool_depth=0)
 
 
 def test_accessor_dispatches():

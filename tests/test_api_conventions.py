@@ -6,7 +6,11 @@
 * One name per concept: :data:`CONCEPTS` holds each concept's name and the synonyms that
   may not appear as a public parameter (``B``, ``permutations``, ``trials``, a singular
   ``measure``, ``method`` for a choice of correlation coefficients, ``path`` as a first
-  argument, ...).
+  argument, ``runs`` for the runs that built a pool, ``run_depth`` or ``max_depth`` for the
+  engine's cut, ...).
+* A ``depth`` parameter is always the engine's cut (trec_eval ``-M``, documented by
+  :data:`~pdeval.engine.options.OPTION_DOCS`); the depth of a pool is ``pool_depth`` (a grid of
+  them ``pool_depths``), so the two can never again share a name.
 * The shared rules: ``progress: bool | None = None``, one validated ``seed``, integer resample
   counts refused otherwise with the parameter's name, first arguments named ``run``,
   ``qrels``, ``result`` or ``source``.
@@ -42,9 +46,15 @@ CONCEPTS = {
     "correlation coefficients": ("methods", {"coefficient", "coefficients", "statistic", "statistics"}),
     "random seed": ("seed", {"random_state", "rng", "random_seed", "generator"}),
     "progress bar": ("progress", {"show_progress", "verbose", "progress_bar", "tqdm", "quiet"}),
+    "runs that built the pool": ("pooled", {"runs", "pool_runs", "pooled_runs", "contributors", "pool_by"}),
+    "pool depth": ("pool_depth", {"pooling_depth", "pool_k", "k_pool", "judging_depth", "candidate_depth"}),
+    "pool depths (a grid)": ("pool_depths", {"depths", "pooling_depths", "pool_ks"}),
+    "engine cut (trec_eval -M)": ("depth", {"run_depth", "max_depth", "rank_depth", "ranking_depth",
+                                            "cut_depth", "max_rank", "max_num_docs"}),
 }
-#: (function, parameter) pairs where a synonym is the right word: parse_measure parses one measure
-SYNONYM_EXCEPTIONS = {("parse_measure", "measure")}
+#: (function, parameter) pairs where a synonym is the right word: parse_measure parses one measure;
+#: experiment's first argument is PyTerrier's ``runs`` (the systems to compare, not a pool)
+SYNONYM_EXCEPTIONS = {("parse_measure", "measure"), ("experiment", "runs")}
 
 #: the names a first argument may have (a frame, or anything read from files)
 FIRST_ARGUMENTS = {"run", "qrels", "result", "source"}
@@ -115,6 +125,62 @@ def test_one_name_per_concept(name):
         for concept, (right, synonyms) in CONCEPTS.items():
             if parameter.name in synonyms and (name, parameter.name) not in SYNONYM_EXCEPTIONS:
                 pytest.fail(f"{name}({parameter.name}=...) names the {concept}: call it {right}")
+
+
+def parameter_entry(doc: str, name: str) -> str:
+    """The text of ``name``'s entry in a numpydoc Parameters section (whitespace collapsed), or
+    '' when it has none; an entry may document several names (``run, qrels : DataFrame``)."""
+    lines = doc.expandtabs().splitlines()
+    for i, line in enumerate(lines):
+        header = line.strip().split(" : ")[0]
+        if name not in [part.strip() for part in header.split(",")] or i == 0:
+            continue
+        indent = len(line) - len(line.lstrip())
+        body = []
+        for following in lines[i + 1:]:
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            body.append(following.strip())
+        return " ".join(" ".join(body).split())
+    return ""
+
+
+ENGINE_DEPTH = " ".join(OPTION_DOCS["depth"][1].split())
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_a_depth_parameter_is_the_engines_cut(name):
+    """``depth`` means one thing: the engine's cut (trec_eval ``-M``); a function whose
+    ``depth`` is a pool's calls it ``pool_depth``."""
+    function = FUNCTIONS[name]
+    if "depth" not in inspect.signature(function).parameters:
+        return
+    entry = parameter_entry(function.__doc__ or "", "depth")
+    assert ENGINE_DEPTH.lower() in entry.lower(), (
+        f"{name}(depth=...) is documented as {entry!r}: depth is the engine's cut "
+        f"({ENGINE_DEPTH!r}, as @takes_engine_options documents it); a pool depth is pool_depth"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BOUND))
+def test_a_methods_depth_is_the_engines_cut(name):
+    method = getattr(pd.DataFrame().ir, name)
+    if "depth" in inspect.signature(method).parameters:
+        assert ENGINE_DEPTH.lower() in parameter_entry(method.__doc__, "depth").lower(), name
+
+
+def test_pool_functions_name_the_pool_by_one_word():
+    """Every public function that builds or reads a pool takes its runs as ``pooled`` and its
+    depth as ``pool_depth`` (``pool_depths`` for a grid)."""
+    pooled = {"pool", "mixed_pool", "sample_inclusion", "sample_pool", "leave_out_bias",
+              "pool_bias_correction", "estimate", "unique_factors"}
+    pool_depth = {"pool", "leave_out_pooling", "leave_out_bias", "pool_bias_correction", "judging_order",
+                  "fill_holes", "sample_inclusion", "estimate", "unique_factors"}
+    for name in sorted(pooled):
+        assert "pooled" in inspect.signature(FUNCTIONS[name]).parameters, name
+    for name in sorted(pool_depth):
+        assert "pool_depth" in inspect.signature(FUNCTIONS[name]).parameters, name
+    assert "pool_depths" in inspect.signature(FUNCTIONS["mixed_pool"]).parameters
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -211,8 +277,8 @@ def test_judgment_draws_take_the_same_seed():
 def test_fill_holes_refuses_a_bool_depth():
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["e"], "relevance": [1]})
-    with pytest.raises(PdevalError, match="depth must be an integer >= 1, not True"):
-        pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), depth=True)
+    with pytest.raises(PdevalError, match="pool_depth must be an integer >= 1, not True"):
+        pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), pool_depth=True)
 
 
 def test_result_bundles_show_their_summary_table():

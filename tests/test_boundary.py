@@ -347,7 +347,7 @@ for name, call, pattern in [
     ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"seed must be a non-negative integer.*'x'"),
     ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"samples must be an integer >= 1, not 2.5"),
     ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"levels are percents in \(0, 100\], got 0"),
-    ("pool depth=2.5", lambda: pdeval.pool(RUN, 2.5, qrels=QRELS), r"depth must be a positive integer.*2.5"),
+    ("pool pool_depth=2.5", lambda: pdeval.pool(RUN, 2.5, qrels=QRELS), r"pool_depth must be a positive integer.*2.5"),
     ("mixed_pool seed='x'", lambda: pdeval.mixed_pool(RUN, QRELS, [1], seed="x"), r"seed must be.*'x'"),
 ]:
     case(name, call, error=(PdevalError, pattern))

@@ -44,7 +44,7 @@ def test_leave_out_pooling_keeps_the_design(removed_as):
     run, qrels = sampled()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = pdeval.leave_out_pooling(run, qrels, depth=3, group=lambda name: name.split(".")[0],
+        out = pdeval.leave_out_pooling(run, qrels, pool_depth=3, group=lambda name: name.split(".")[0],
                                        measures=STRATIFIED, removed_as=removed_as)
         full = pdeval.evaluate(run, qrels, STRATIFIED)
     merged = out.merge(full, on=["run", "query_id", "measure"])

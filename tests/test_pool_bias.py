@@ -41,7 +41,7 @@ def test_worked_example_by_hand():
     # B∘U = [b2, b3, b1]: precision 0 -> 0, anti-precision 0.5 -> 0: δā = -0.5, δk = +0.5.
     # Δs = 0, Δā = -0.25, Δk = 0.25; λ = 0.5 (0 - (-0.25)(0.5)) > 0 -> 0.5 + 0.5 * 0.25.
     run, qrels = worked()
-    got = pool_bias_correction(run, qrels, ["A", "B"], ["P@2", "R@2"], depth=1)
+    got = pool_bias_correction(run, qrels, ["A", "B"], ["P@2", "R@2"], pool_depth=1)
     value = got.set_index(["measure", "estimator"])["value"]
     assert value[("P@2", "pool")] == pytest.approx(0.5)
     assert value[("P@2", "webber")] == pytest.approx(0.75)
@@ -153,7 +153,7 @@ def cases(draw):
 @given(case=cases())
 def test_correction_equals_reference(case):
     run, qrels, pooled, depth, k = case
-    got = pool_bias_correction(run, qrels, pooled, [f"P@{k}", f"R@{k}"], depth=depth)
+    got = pool_bias_correction(run, qrels, pooled, [f"P@{k}", f"R@{k}"], pool_depth=depth)
     for kind in ("P", "R"):
         expected = ref_estimates(run, qrels, pooled, kind, k, depth)
         mine = got.loc[got["measure"] == f"{kind}@{k}"]
@@ -165,7 +165,7 @@ def test_correction_equals_reference(case):
 @given(case=cases())
 def test_leave_one_run_out_equals_reference(case):
     run, qrels, pooled, depth, k = case
-    got = leave_out_bias(run, qrels, [f"P@{k}"], depth=depth, pooled=pooled)
+    got = leave_out_bias(run, qrels, [f"P@{k}"], pool_depth=depth, pooled=pooled)
     expected = {}
     for p in pooled:
         expected.update(ref_estimates(run, qrels, pooled, "P", k, depth, left_out=(p,)))
@@ -180,7 +180,7 @@ def test_pool_scores_equal_evaluate_and_leave_out_pooling():
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
     qrels = pdeval.pool(run, 5).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
     group = lambda name: name.split("_")[0]  # noqa: E731
-    got = leave_out_bias(run, qrels, ["P@5", "R@5"], depth=5, group=group, estimators="pool")
+    got = leave_out_bias(run, qrels, ["P@5", "R@5"], pool_depth=5, group=group, estimators="pool")
     full = pdeval.evaluate(run, qrels, ["P@5", "R@5"]).groupby(["run", "measure"])["value"].mean()
     lop = pdeval.leave_out_pooling(run, qrels, 5, group=group, measures=["P@5", "R@5"])
     left = lop.groupby(["run", "measure"])["value_left_out"].mean()
@@ -267,12 +267,12 @@ def grouped_cases(draw):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grouped_cases(), by_team=st.booleans())
 def test_kernels_equal_loops(case, by_team):
-    run, qrels, pooled, teams, ks, depth, run_depth = case
+    run, qrels, pooled, teams, ks, pool_depth, depth = case
     from pool_bias_loops import correction_loops, leave_out_loops
 
     group = teams.get if by_team else None
     measures = [f"{kind}@{k}" for k in ks for kind in ("P", "R")]
-    kw = dict(depth=depth, group=group, run_depth=run_depth)
+    kw = dict(pool_depth=pool_depth, group=group, depth=depth)
     if len(pooled) < len(run["run"].unique()):
         got = pool_bias_correction(run, qrels, pooled, measures, **kw)
         assert as_dict(got, "value") == pytest.approx(as_dict(correction_loops(run, qrels, pooled, measures, **kw),
@@ -299,11 +299,11 @@ def test_kernels_in_small_blocks_equal_loops(monkeypatch):
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
     qrels = pdeval.pool(run[run["run"] < "r3"], 3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
     measures = ["P@1", "P@3", "R@3"]
-    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
-    expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, depth=3)
+    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)
+    expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)
     assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)
-    got = leave_out_bias(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
-    expected = leave_out_loops(run, qrels, measures, depth=3, pooled=["r0", "r1", "r2"])
+    got = leave_out_bias(run, qrels, measures, pool_depth=3, pooled=["r0", "r1", "r2"])
+    expected = leave_out_loops(run, qrels, measures, pool_depth=3, pooled=["r0", "r1", "r2"])
     assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
 
 
@@ -319,8 +319,8 @@ def test_kernels_equal_loops_on_clef2015():
     pool_runs = data.runs[data.runs["run"].isin(pooled)]
     team = lambda name: name.split("_")[0]  # noqa: E731
     measures = ["P@5", "P@10", "R@10"]
-    got = leave_out_bias(pool_runs, data.qrels, measures, depth=10, group=team)
-    expected = leave_out_loops(pool_runs, data.qrels, measures, depth=10, group=team)
+    got = leave_out_bias(pool_runs, data.qrels, measures, pool_depth=10, group=team)
+    expected = leave_out_loops(pool_runs, data.qrels, measures, pool_depth=10, group=team)
     assert len(got) == len(expected) == 30 * 8
     assert as_dict(got, "estimate") == pytest.approx(as_dict(expected, "estimate"), abs=1e-12)
     summary = bias_summary(got)
@@ -328,7 +328,7 @@ def test_kernels_equal_loops_on_clef2015():
     assert summary[["sre", "tau_b"]].equals(bias_summary(with_truth)[["sre", "tau_b"]])
     unpooled = sorted(set(data.runs["run"]) - set(pooled))[::6]  # 7 of the 38 (the loops take a while)
     some = data.runs[data.runs["run"].isin(pooled + unpooled)]
-    got = pool_bias_correction(some, data.qrels, pooled, measures, depth=10, group=team)
-    expected = correction_loops(some, data.qrels, pooled, measures, depth=10, group=team)
+    got = pool_bias_correction(some, data.qrels, pooled, measures, pool_depth=10, group=team)
+    expected = correction_loops(some, data.qrels, pooled, measures, pool_depth=10, group=team)
     assert len(got) == len(expected) == len(unpooled) * 8
     assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)

@@ -46,7 +46,7 @@ def test_pool_worked_example():
     assert as_dict(absent) == {"A": 1, "B": 0, "E": 0}
     # the pool itself, and a chosen subset of runs
     assert set(pool(RUNS, 2).doc_id) == {"A", "B", "E"}
-    assert set(pool(RUNS, 2, runs=["s2"]).doc_id) == {"E", "A"}
+    assert set(pool(RUNS, 2, pooled=["s2"]).doc_id) == {"E", "A"}
     # the rank column is ignored: trec_eval order (score desc, doc id desc on ties)
     tied = RUNS.assign(score=1.0, rank=range(8))
     assert set(pool(tied, 1).doc_id) == {"D", "F"}
@@ -59,8 +59,8 @@ def test_pool_reports_documents_missing_from_qrels():
     assert out.attrs["pooled_not_in_qrels"] == {1: 1, 2: 1}
     assert "Z" not in set(out.doc_id)  # nothing invented
     with pytest.raises(PdevalError, match="not in the run frame"):
-        pool(RUNS, 1, runs=["nope"])
-    with pytest.raises(PdevalError, match="depth"):
+        pool(RUNS, 1, pooled=["nope"])
+    with pytest.raises(PdevalError, match="pool_depth must be an integer >= 1"):
         pool(RUNS, 0)
 
 

@@ -117,7 +117,7 @@ def test_ap_prior_and_inclusion_probabilities():
 
 def test_inclusion_census_gives_ap(clef):
     runs, qrels, pool = clef
-    census = quiet(pdeval.sample_inclusion, runs, qrels, size=10**6, depth=20)
+    census = quiet(pdeval.sample_inclusion, runs, qrels, size=10**6, pool_depth=20)
     assert (census["inclusion_prob"] == 1.0).all() and len(census) == len(pool)
     stat = pdeval.evaluate(runs, census, ["statAP", "statP@10"]).pivot_table(index=["run", "query_id"], columns="measure", values="value")
     exact = pdeval.evaluate(runs, pool, ["AP", "P@10"]).pivot_table(index=["run", "query_id"], columns="measure", values="value")
@@ -127,7 +127,7 @@ def test_inclusion_census_gives_ap(clef):
 
 def test_inclusion_estimate_of_r_is_unbiased(clef):
     runs, qrels, pool = clef
-    samples = quiet(pdeval.sample_inclusion, runs, qrels, size=15, depth=20, samples=400, seed=5)
+    samples = quiet(pdeval.sample_inclusion, runs, qrels, size=15, pool_depth=20, samples=400, seed=5)
     size = samples.groupby(["sample", "query_id"]).size().groupby("query_id").mean()
     assert size.between(12, 18).all()  # expected size 15 per topic
     weight = samples[samples["relevance"] > 0].assign(w=lambda f: 1.0 / f["inclusion_prob"])
@@ -142,7 +142,7 @@ def test_samples_write_and_read_back(clef, tmp_path):
     stratified = quiet(pdeval.sample_pool, runs, qrels, strata=STRATA, rates=(1.0, 0.5, 0.2), seed=2)
     path = pdeval.write_qrels(stratified, tmp_path / "sampled.txt")
     pd.testing.assert_frame_equal(pdeval.read_qrels(path), stratified.astype({"query_id": str, "doc_id": str}), check_dtype=False)
-    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=20, depth=20, seed=2)
+    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=20, pool_depth=20, seed=2)
     path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
     back = pdeval.read_qrels(path)
     assert back["inclusion_prob"].tolist() == inclusion["inclusion_prob"].tolist()
@@ -167,7 +167,7 @@ def test_drawn_samples_give_what_the_scripts_give(clef, tmp_path):
     ours = pdeval_lines(one, stratified, names_for(100, (10, 50, 100)))
     merged = theirs.merge(ours, on=["measure", "query_id"])
     assert len(merged) > 300 and (merged["value_x"] - merged["value_y"]).abs().max() <= 1e-9
-    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=30, depth=20, seed=4)
+    inclusion = quiet(pdeval.sample_inclusion, runs, qrels, size=30, pool_depth=20, seed=4)
     prels_path = pdeval.write_qrels(inclusion, tmp_path / "sampled.prels")
     # statAP_MQ_eval orders tied scores in Perl's hash order: score by trec_eval's rank instead
     one = pdeval.rank_run(one).assign(score=lambda f: -f["rank"].astype(float)).drop(columns="rank")

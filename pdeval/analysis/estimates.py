@@ -148,7 +148,7 @@ def estimate(
     score_precision : {'float64', 'float32'}, default 'float64'
         As for :func:`pdeval.evaluate`.
     depth : int, optional
-        Keep the first ``depth`` documents of each ranking (trec_eval ``-M``).
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
 
     Returns
     -------

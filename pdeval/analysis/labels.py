@@ -430,7 +430,7 @@ def fill_holes(
     qrels: pd.DataFrame,
     judge: Callable[[pd.DataFrame], Sequence[int]],
     *,
-    depth: int = 10,
+    pool_depth: int = 10,
     batch_size: int = 100,
     cache: Union[None, str, Path, MutableMapping] = None,
     topics: Literal["qrels", "all"] = "all",
@@ -438,9 +438,9 @@ def fill_holes(
     progress: Optional[bool] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
-    """Label the unjudged (query_id, doc_id) pairs of the runs' top ``depth`` with a judge.
+    """Label the unjudged (query_id, doc_id) pairs of the runs' top ``pool_depth`` with a judge.
 
-    A *hole* is a pair some run ranks in its top ``depth`` (trec_eval order) that the qrels
+    A *hole* is a pair some run ranks in its top ``pool_depth`` (trec_eval order) that the qrels
     lack or hold as unjudged (negative). ``topics="all"`` fills the holes of every topic of the
     run; ``"qrels"`` only those of topics the qrels have. The holes are sorted by
     (query_id, doc_id) and passed to ``judge`` in frames of at most ``batch_size`` rows with
@@ -460,8 +460,8 @@ def fill_holes(
         The labels so far (one label set).
     judge
         A callable taking a frame ``query_id, doc_id`` and returning one grade per row.
-    depth
-        The depth of the runs' top lists whose holes are filled.
+    pool_depth
+        The depth of the runs' top lists whose holes are filled (the pool the judge completes).
     batch_size
         The most rows passed to the judge at once.
     cache
@@ -484,11 +484,11 @@ def fill_holes(
     Raises
     ------
     PdevalError
-        A bad option value (``depth``, ``batch_size``, ``topics``, a judge that is not callable).
+        A bad option value (``pool_depth``, ``batch_size``, ``topics``, a judge that is not callable).
     SchemaError
         A judge that returns a wrong number of grades or grades that are not integers >= 0.
     """
-    check_int("depth", depth, 1)
+    check_int("pool_depth", pool_depth, 1)
     check_int("batch_size", batch_size, 1)
     check_progress(progress)
     if topics not in ("qrels", "all"):
@@ -499,7 +499,7 @@ def fill_holes(
     r = as_run(run)
     if topics == "qrels":
         r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
-    top = rank_run(r, score_precision=score_precision, depth=depth)[["query_id", "doc_id"]].drop_duplicates()
+    top = rank_run(r, score_precision=score_precision, depth=pool_depth)[["query_id", "doc_id"]].drop_duplicates()
     labelled = q.loc[q["relevance"].to_numpy() >= 0]
     top_pair, labelled_pair = pair_codes(top, labelled)
     holes = top.loc[~np.isin(top_pair, labelled_pair)].sort_values(["query_id", "doc_id"], ignore_index=True)

@@ -134,7 +134,7 @@ class Collection:
     contributor is a unit (column ``unit + 1``), ``pair_keys``/``pair_counts`` those with exactly
     two contributors (key ``(topic * U + lo) * U + hi``)."""
 
-    def __init__(self, run, qrels, pooled, depth, group, run_depth):
+    def __init__(self, run, qrels, pooled, pool_depth, group, depth):
         r = as_run(run)
         q = as_qrels(qrels)
         q = q.loc[q["relevance"] >= 0]
@@ -148,7 +148,7 @@ class Collection:
         unit_code = {u: i for i, u in enumerate(self.units)}
         topic_index = pd.Index(topics)
         r = r.loc[_codes_in(r["query_id"], topic_index) >= 0]
-        ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=run_depth)
+        ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=depth)
         topic = _codes_in(ranked["query_id"], topic_index)
         run_code, run_names = pd.factorize(ranked["run"], sort=True)
         q_topic = _codes_in(q["query_id"], topic_index)
@@ -160,11 +160,11 @@ class Collection:
         label_of = np.full(n_docs, -1, dtype=np.int64)
         label_of[doc_q] = (q["relevance"].to_numpy() >= 1).astype(np.int64)
         rank = ranked["rank"].to_numpy(dtype=np.int64)
-        # contributors: units of the pooled runs that have the document in their top `depth`
+        # contributors: units of the pooled runs that have the document in their top `pool_depth`
         pooled_set = set(self.pooled)
         run_unit = np.array([unit_code[self.groups[n]] if n in pooled_set else -1 for n in run_names],
                             dtype=np.int64)
-        inpool = (run_unit[run_code] >= 0) & (rank <= depth)
+        inpool = (run_unit[run_code] >= 0) & (rank <= pool_depth)
         pairs = np.unique(np.stack([doc_e[inpool], run_unit[run_code][inpool]], axis=1), axis=0)
         n_contrib = np.bincount(pairs[:, 0], minlength=n_docs)
         big = np.iinfo(np.int64).max
@@ -266,10 +266,10 @@ def pool_bias_correction(
     pooled: Iterable[str],
     measures: Union[str, Sequence[str]] = ("P@10",),
     *,
-    depth: int = 10,
+    pool_depth: int = 10,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
-    run_depth: int = 1000,
+    depth: int = 1000,
 ) -> pd.DataFrame:
     """Corrected scores of the runs outside the pool (Webber & Park 2009; Lipani et al. 2015).
 
@@ -278,19 +278,21 @@ def pool_bias_correction(
     run : DataFrame
         The pooled runs and the runs to correct (every run not in ``pooled``).
     qrels : DataFrame
-        The judgments of the depth-``depth`` pool of ``pooled``.
+        The judgments of the depth-``pool_depth`` pool of ``pooled``.
     pooled : list of str
         The runs that formed the pool.
     measures : str or list of str
         ``P@k`` and ``R@k`` measures (see the module documentation for what each estimator covers).
-    depth : int
-        The pool depth (contributors of a document are the pooled runs with it in their top depth).
+    pool_depth : int, default 10
+        The pool depth (contributors of a document are the pooled runs with it in their top
+        ``pool_depth``).
     group : mapping or callable, optional
         Unit of Webber & Park's leave-one-out: each pooled run alone (default) or its group.
     estimators : str or list of str
         Names in :data:`ESTIMATORS`.
-    run_depth : int
-        Depth to which every run is read (trec_eval's 1000).
+    depth : int, default 1000
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
+        every run to 1000 documents, the length of a TREC run.
 
     Returns
     -------
@@ -303,7 +305,7 @@ def pool_bias_correction(
         Unknown runs or estimators, measures other than P@k and R@k, no run outside the pool.
     """
     ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
-    c = Collection(run, qrels, pooled, check_int("depth", depth, 1), group, check_int("run_depth", run_depth, 1))
+    c = Collection(run, qrels, pooled, check_int("pool_depth", pool_depth, 1), group, check_int("depth", depth, 1))
     new = np.flatnonzero(c.run_unit < 0)
     if not len(new):
         raise PdevalError("every run of the frame is pooled: there is no run outside the pool to correct")
@@ -316,25 +318,28 @@ def leave_out_bias(
     qrels: pd.DataFrame,
     measures: Union[str, Sequence[str]] = ("P@10",),
     *,
-    depth: int = 10,
+    pool_depth: int = 10,
     pooled: Optional[Iterable[str]] = None,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
-    run_depth: int = 1000,
+    depth: int = 1000,
 ) -> pd.DataFrame:
     """Leave-one-run-out (or, with ``group``, leave-one-group-out) estimates of every pooled run.
 
     For every unit G of the pooled runs (a run, or a group such as a team), ``Q_{-G}`` is ``Q``
-    without the documents that only G brought into the depth-``depth`` pool (Zobel 1998; as in
+    without the documents that only G brought into the depth-``pool_depth`` pool (Zobel 1998; as in
     :func:`pdeval.leave_out_pooling`); the runs of G are scored on ``Q_{-G}`` by every estimator,
     with the other pooled runs as the pool, and compared with their score on ``Q`` (``true``).
 
     Parameters
     ----------
-    run, qrels, measures, depth, group, estimators, run_depth
+    run, qrels, measures, pool_depth, group, estimators
         As in :func:`pool_bias_correction`.
     pooled : list of str, optional
         The runs that formed the pool (default: every run).
+    depth : int, default 1000
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
+        every run to 1000 documents, the length of a TREC run.
 
     Returns
     -------
@@ -348,7 +353,7 @@ def leave_out_bias(
         As :func:`pool_bias_correction`; a pool of one unit (nothing left to estimate from).
     """
     ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
-    c = Collection(run, qrels, pooled, check_int("depth", depth, 1), group, check_int("run_depth", run_depth, 1))
+    c = Collection(run, qrels, pooled, check_int("pool_depth", pool_depth, 1), group, check_int("depth", depth, 1))
     if len(c.units) < 2:
         raise PdevalError("leave-out needs at least two pooled units (runs or groups)")
     runs = c.pool_codes

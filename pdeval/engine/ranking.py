@@ -332,7 +332,7 @@ def rank_run(
     score_precision : {'float64', 'float32'}, default 'float64'
         As for :func:`pdeval.evaluate`.
     depth : int, optional
-        Keep the first ``depth`` documents of each ranking.
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
 
     Returns
     -------

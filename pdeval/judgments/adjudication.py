@@ -45,7 +45,7 @@ Strategies (``strategies=``):
   ``numpy.random.default_rng(seed)`` and pulls the largest.
 
 Every strategy stops in a topic when its budget is spent or no candidate document is left. The
-candidates are the documents the runs retrieve down to ``depth``.
+candidates are the documents the runs retrieve down to ``pool_depth``.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class Candidates:
         return len(self.run_names)
 
 
-def candidates(run: pd.DataFrame, qrels: pd.DataFrame, depth: int) -> Candidates:
-    """Rank the runs (trec_eval order, cut at ``depth``) and index their documents per topic."""
+def candidates(run: pd.DataFrame, qrels: pd.DataFrame, pool_depth: int) -> Candidates:
+    """Rank the runs (trec_eval order, cut at ``pool_depth``) and index their documents per topic."""
     r = as_run(run)
     q = as_qrels(qrels)
     q_topics = pd.unique(q["query_id"])
@@ -121,7 +121,7 @@ def candidates(run: pd.DataFrame, qrels: pd.DataFrame, depth: int) -> Candidates
             "them or drop those topics from the qrels"
         )
     r = r.loc[r["query_id"].isin(set(q_topics))]
-    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=depth)
+    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], depth=pool_depth)
     topic_codes, topics = pd.factorize(ranked["query_id"], sort=True)
     run_codes, run_names = pd.factorize(ranked["run"], sort=True)
     pairs = pd.DataFrame({"t": topic_codes, "doc_id": ranked["doc_id"].to_numpy()})
@@ -348,7 +348,7 @@ def judging_order(
     *,
     budget: Optional[int] = None,
     budget_per: str = "topic",
-    depth: int = 100,
+    pool_depth: int = 100,
     seed: Seed = 0,
     rrf_k: float = 60.0,
     rbp_p: float = 0.8,
@@ -360,7 +360,7 @@ def judging_order(
     ----------
     run : DataFrame
         The runs (``run, query_id, doc_id, score``); ranked in trec_eval order and cut at
-        ``depth``. Topics the qrels do not hold are ignored.
+        ``pool_depth``. Topics the qrels do not hold are ignored.
     qrels : DataFrame
         The complete judgments; adaptive strategies read the label of each document they judge
         from it (relevant: ``relevance >= 1``; a document absent or -1 is unjudged and counts as
@@ -371,8 +371,9 @@ def judging_order(
         Judgments per topic (``budget_per="topic"``) or in total (``"total"``: split evenly over
         the topics, see :func:`split_budget`); default: every candidate document.
     budget_per : {"topic", "total"}
-    depth : int
-        Rank down to which the runs' documents are candidates.
+    pool_depth : int, default 100
+        Rank down to which the runs' documents are candidates (the depth of the pool the
+        strategies order).
     seed : int or numpy Generator
         Seed of the randomised strategy (``"thompson"``); identical input gives identical output.
     rrf_k, rbp_p, hedge_beta : float
@@ -390,10 +391,10 @@ def judging_order(
     """
     names = _strategies(strategies)
     check_choice("budget_per", budget_per, ("topic", "total"))
-    depth = check_int("depth", depth, 1)
+    pool_depth = check_int("pool_depth", pool_depth, 1)
     if not 0 < rbp_p < 1 or not 0 < hedge_beta < 1 or rrf_k < 0:
         raise PdevalError(f"rbp_p and hedge_beta must lie in (0, 1) and rrf_k >= 0; got {rbp_p}, {hedge_beta}, {rrf_k}")
-    c = candidates(run, qrels, depth)
+    c = candidates(run, qrels, pool_depth)
     sizes = np.diff(c.doc_start)
     budgets = sizes.copy() if budget is None else split_budget(_check_budget(budget), c.n_topics, budget_per)
     rng = np.random.default_rng(base_seed(seed))

@@ -98,10 +98,11 @@ def check_pooled(names: Iterable[str], pooled: Optional[Iterable[str]]) -> list[
     return sorted(set(chosen))
 
 
-def select_runs(run: pd.DataFrame, runs: Optional[Iterable[str]]) -> pd.DataFrame:
-    if runs is None:
+def select_runs(run: pd.DataFrame, pooled: Optional[Iterable[str]]) -> pd.DataFrame:
+    """The rows of the runs that build the pool (``pooled``; default every run)."""
+    if pooled is None:
         return run
-    return run.loc[run["run"].isin(check_runs(run["run"].unique(), runs))]
+    return run.loc[run["run"].isin(check_runs(run["run"].unique(), pooled, "pooled runs"))]
 
 
 def row_positions(
@@ -120,14 +121,15 @@ def row_positions(
 
 def best_ranks(
     run: pd.DataFrame,
-    max_depth: int,
-    runs: Optional[Iterable[str]],
+    pool_depth: int,
+    pooled: Optional[Iterable[str]],
     score_precision: ScorePrecision,
 ) -> pd.DataFrame:
-    """``query_id, doc_id, best_rank``: the best trec_eval rank of each document over the runs."""
-    r = select_runs(as_run(run), runs)
+    """``query_id, doc_id, best_rank``: the best trec_eval rank of each document over the pooled
+    runs' top ``pool_depth``."""
+    r = select_runs(as_run(run), pooled)
     ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision,
-                      depth=max_depth)
+                      depth=pool_depth)
     best = (
         ranked.groupby(["query_id", "doc_id"], sort=True, observed=True)["rank"].min()
         .rename("best_rank").reset_index()
@@ -154,9 +156,9 @@ def _report_unjudged_pool(best: pd.DataFrame, in_qrels: np.ndarray, depths: list
 
 def pool(
     run: pd.DataFrame,
-    depth: Union[int, str, Iterable[int]],
+    pool_depth: Union[int, str, Iterable[int]],
     *,
-    runs: Optional[Iterable[str]] = None,
+    pooled: Optional[Iterable[str]] = None,
     qrels: Optional[pd.DataFrame] = None,
     score_precision: ScorePrecision = "float64",
     removed_as: RemovedAs = "pooled",
@@ -164,8 +166,8 @@ def pool(
     """The depth-k pool of a set of runs, or the qrels derived from it (MEASURES.md E5).
 
     ``P_k(t) = ∪_{s ∈ S} {first k documents of s for t}``, with trec_eval's ranking (score
-    descending, doc id descending; the run's ``rank`` column is ignored). ``S`` = the runs named
-    in ``runs`` (default: every run of the frame). Yilmaz & Aslam 2008 use such shallow pools of
+    descending, doc id descending; the run's ``rank`` column is ignored), ``k`` = ``pool_depth``.
+    ``S`` = the runs named in ``pooled`` (default: every run of the frame). Yilmaz & Aslam 2008 use such shallow pools of
     a depth-100 pool (depth 30, 8 and 4 ≈ 30%, 10% and 5% of the TREC 8 judgments).
 
     Without ``qrels`` the result is the pool itself, ``query_id, doc_id`` (sorted). With
@@ -176,16 +178,16 @@ def pool(
     depth in ``result.attrs["pooled_not_in_qrels"]`` (``{depth: count}``) with a
     :class:`PdevalWarning`.
 
-    ``depth`` is a positive int, a list of them, or a name in :data:`DEPTH_GRIDS`; a list adds
-    an int column ``depth`` as the first column, a variant key for ``evaluate``.
+    ``pool_depth`` is a positive int, a list of them, or a name in :data:`DEPTH_GRIDS`; a list
+    adds an int column ``depth`` as the first column, a variant key for ``evaluate``.
 
     Parameters
     ----------
     run : DataFrame
         Run frame of the runs that build the pool.
-    depth : int, str or list of int
+    pool_depth : int, str or list of int
         The pool depth(s), or a name in :data:`DEPTH_GRIDS`.
-    runs : list of str, optional
+    pooled : list of str, optional
         The runs that build the pool (default: all).
     qrels : DataFrame, optional
         The complete qrels ``Q*``: the result is then the qrels derived from the pool (above).
@@ -200,8 +202,8 @@ def pool(
         A qrels frame (with a ``depth`` column when several depths are given).
     """
     check_choice("removed_as", removed_as, ("pooled", "absent"))
-    depths, as_list = _parse_depths(depth)
-    best = best_ranks(run, max(depths), runs, score_precision)
+    depths, as_list = _parse_depths(pool_depth, "pool_depth")
+    best = best_ranks(run, max(depths), pooled, score_precision)
     best_rank = best["best_rank"].to_numpy()
     if qrels is None:
         pieces = []
@@ -240,18 +242,18 @@ def pool(
 def mixed_pool(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
-    depths: Union[int, str, Iterable[int]] = DEPTH_GRIDS["yilmaz2008_mixed"],
+    pool_depths: Union[int, str, Iterable[int]] = DEPTH_GRIDS["yilmaz2008_mixed"],
     *,
     samples: int = 1,
     seed: Seed = 0,
-    runs: Optional[Iterable[str]] = None,
+    pooled: Optional[Iterable[str]] = None,
     score_precision: ScorePrecision = "float64",
     removed_as: RemovedAs = "pooled",
     progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Depth-k pool plus as many random judgments from outside it (Yilmaz & Aslam 2008, E6).
 
-    For each depth k and topic t: ``P_k(t)`` as in :func:`pool`, ``m_t = |P_k(t) ∩ J_t|``
+    For each depth k of ``pool_depths`` and topic t: ``P_k(t)`` as in :func:`pool`, ``m_t = |P_k(t) ∩ J_t|``
     (judged documents of ``Q*`` in the pool) and a uniform random sample of
     ``min(m_t, |J_t \\ P_k(t)|)`` documents of ``J_t \\ P_k(t)`` (judged documents of the
     complete pool outside the depth-k pool). The union keeps its judgments; every other judged
@@ -269,13 +271,13 @@ def mixed_pool(
         Run frame of the runs that build the pools.
     qrels : DataFrame
         The full qrels ``Q*``.
-    depths : int, str or list of int
+    pool_depths : int, str or list of int
         The pool depths (or a name in :data:`DEPTH_GRIDS`).
     samples : int, default 1
         Random samples per depth.
     seed : int, Generator or None, default 0
         Seeds the samples.
-    runs : list of str, optional
+    pooled : list of str, optional
         The runs that build the pools (default: all).
     score_precision : {'float64', 'float32'}, default 'float64'
         As for :func:`pdeval.evaluate`.
@@ -290,11 +292,11 @@ def mixed_pool(
         Qrels variants keyed by ``depth`` and ``sample``.
     """
     check_choice("removed_as", removed_as, ("pooled", "absent"))
-    depth_list, _ = _parse_depths(depths, "depths")
+    depth_list, _ = _parse_depths(pool_depths, "pool_depths")
     samples = check_int("samples", samples, 1)
     check_progress(progress)
     base = base_seed(seed)
-    best = best_ranks(run, max(depth_list), runs, score_precision)
+    best = best_ranks(run, max(depth_list), pooled, score_precision)
     prepared = PreparedQrels(plain_qrels(qrels, "mixed_pool"), 1)
     q = prepared.q
     in_qrels = row_positions(q, best["query_id"], best["doc_id"]) >= 0
@@ -487,7 +489,7 @@ def _group_codes(run_names: pd.Series, groups: Mapping[str, str], group_index: M
 def leave_out_pooling(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
-    depth: int = 100,
+    pool_depth: int = 100,
     *,
     group: Union[None, Mapping[str, str], Callable[[str], str]] = None,
     measures: Sequence[str] = ("AP", "Bpref", "infAP", "AP'"),
@@ -505,7 +507,7 @@ def leave_out_pooling(
     For each group G (``group``: a mapping run -> group, or a callable such as
     ``lambda run: run.split("__")[0]``; default: each run is its own group):
 
-    * ``P(t)`` = the depth-``depth`` pool of **all** runs given, ``P_{-G}(t)`` the pool of the
+    * ``P(t)`` = the depth-``pool_depth`` pool of **all** runs given, ``P_{-G}(t)`` the pool of the
       runs outside G (both with trec_eval's ranking);
     * ``U_G(t) = P(t) \\ P_{-G}(t)``: documents in the pool only thanks to G;
     * the left-out qrels ``Q_{-G}`` = ``Q*`` without the entries of ``U_G`` (relevant,
@@ -541,7 +543,7 @@ def leave_out_pooling(
         The pooled runs (every run given contributes to the pool ``P``).
     qrels : DataFrame
         The full qrels ``Q*``.
-    depth : int, default 100
+    pool_depth : int, default 100
         The pool depth.
     group : mapping or callable, optional
         The group of each run (default: each run its own group).
@@ -560,7 +562,7 @@ def leave_out_pooling(
     """
 
     check_choice("removed_as", removed_as, ("pooled", "absent"))
-    depth = check_int("depth", depth, 1)
+    pool_depth = check_int("pool_depth", pool_depth, 1)
     r = as_run(run)
     q = plain_qrels(qrels, "leave_out_pooling", design="keep")  # each kept row keeps its stratum / probability
     names = sorted(pd.unique(r["run"]).tolist())
@@ -568,7 +570,7 @@ def leave_out_pooling(
     group_names = sorted(set(groups.values()))
     group_index = {g: i for i, g in enumerate(group_names)}
 
-    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
+    ranked = rank_run(r[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=pool_depth)
     ranked_group = _group_codes(ranked["run"], groups, group_index)
     # contributors of each pooled document: distinct groups per (query_id, doc_id)
     contributions = (

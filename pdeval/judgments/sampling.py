@@ -40,7 +40,7 @@ from pdeval.engine.ranking import ScorePrecision, rank_run
 __all__ = ["sample_pool", "sample_inclusion", "ap_prior"]
 
 
-def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, depth: int, runs, score_precision) -> pd.DataFrame:
+def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, pool_depth: int, pooled, score_precision) -> pd.DataFrame:
     """``query_id, doc_id, best_rank, relevance`` of the depth pool's documents that the qrels judge.
 
     Pooled documents without a judgment cannot be sampled: they are left out with a warning.
@@ -51,7 +51,7 @@ def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, depth: int, runs, score
             f"sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
             f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant first"
         )
-    best = best_ranks(run, depth, runs, score_precision)
+    best = best_ranks(run, pool_depth, pooled, score_precision)
     position = row_positions(qrels, best["query_id"], best["doc_id"])
     level = np.where(position >= 0, qrels["relevance"].to_numpy()[np.maximum(position, 0)], -1)
     judged = level >= 0
@@ -77,7 +77,7 @@ def sample_pool(
     rates: Sequence[float] = (1.0, 0.5, 0.1),
     samples: int = 1,
     seed: Seed = 0,
-    runs: Optional[Sequence[str]] = None,
+    pooled: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
     """A stratified sample of the depth pool of ``run``, as ``sample_eval.pl`` qrels.
@@ -109,7 +109,7 @@ def sample_pool(
         The number of independent samples (a ``sample`` column when > 1).
     seed
         An integer, None (fresh entropy) or a ``numpy.random.Generator``.
-    runs
+    pooled
         The runs that make the pool (default: all).
     score_precision
         As :func:`pdeval.evaluate` orders scores.
@@ -131,7 +131,7 @@ def sample_pool(
     if len(rate) != len(bounds) or not ((rate > 0) & (rate <= 1)).all():
         raise PdevalError(f"rates must hold one rate in (0, 1] per stratum ({len(bounds)}), not {list(rates)}")
     samples = check_int("samples", samples, 1)
-    pool = _judged_pool(qrels, run, bounds[-1], runs, score_precision)
+    pool = _judged_pool(qrels, run, bounds[-1], pooled, score_precision)
     stratum = np.searchsorted(np.asarray(bounds), pool["best_rank"].to_numpy(), side="left")
     topic_code = pd.factorize(pool["query_id"])[0]
     group = topic_code.astype(np.int64) * len(bounds) + stratum
@@ -190,16 +190,17 @@ def sample_inclusion(
     qrels: pd.DataFrame,
     *,
     size: float,
-    depth: int = 100,
+    pool_depth: int = 100,
     samples: int = 1,
     seed: Seed = 0,
-    runs: Optional[Sequence[str]] = None,
+    pooled: Optional[Sequence[str]] = None,
     score_precision: ScorePrecision = "float64",
 ) -> pd.DataFrame:
     """A sample of the depth pool with known inclusion probabilities, as statAP prels.
 
-    Each document of the depth-``depth`` pool of ``run`` gets the weight Σ_runs w(rank) / #runs
-    (:func:`ap_prior`; a run that does not retrieve it within ``depth`` adds 0), its inclusion
+    Each document of the depth-``pool_depth`` pool of ``run`` gets the weight Σ_runs w(rank) /
+    #runs (:func:`ap_prior` with N = ``pool_depth``; a run that does not retrieve it within
+    ``pool_depth`` adds 0), its inclusion
     probability π = min(1, c·weight) with c such that the expected number of sampled documents
     per topic is ``size`` (all of them when the pool is smaller), and is sampled independently
     with probability π. Returns ``query_id, doc_id, relevance, inclusion_prob`` of the sampled
@@ -216,12 +217,12 @@ def sample_inclusion(
         The complete judgments: a sampled document keeps its level.
     size
         The expected number of sampled documents per topic.
-    depth
+    pool_depth
         The depth of the pool.
     samples, seed
         The number of independent samples (a ``sample`` column when > 1) and their seed: an
         integer, None (fresh entropy) or a ``numpy.random.Generator``.
-    runs
+    pooled
         The runs whose depth pool is sampled (default: all).
     score_precision
         As :func:`pdeval.evaluate` orders scores.
@@ -234,17 +235,18 @@ def sample_inclusion(
     Raises
     ------
     PdevalError
-        A bad ``size``, ``depth``, ``samples`` or ``seed``.
+        A bad ``size``, ``pool_depth``, ``samples`` or ``seed``, an unknown pooled run.
     """
-    depth = check_int("depth", depth, 1)
+    pool_depth = check_int("pool_depth", pool_depth, 1)
     samples = check_int("samples", samples, 1)
     if not (isinstance(size, (int, float)) and size > 0):
         raise PdevalError(f"size must be a positive number of documents per topic, not {size!r}")
-    pool = _judged_pool(qrels, run, depth, runs, score_precision)
-    chosen_runs = select_runs(as_run(run), runs)
-    ranked = rank_run(chosen_runs[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
+    pool = _judged_pool(qrels, run, pool_depth, pooled, score_precision)
+    chosen_runs = select_runs(as_run(run), pooled)
+    ranked = rank_run(chosen_runs[["run", "query_id", "doc_id", "score"]], score_precision=score_precision,
+                      depth=pool_depth)
     n_runs = ranked["run"].nunique()
-    prior = pd.Series(ap_prior(ranked["rank"].to_numpy(), depth) / max(n_runs, 1))
+    prior = pd.Series(ap_prior(ranked["rank"].to_numpy(), pool_depth) / max(n_runs, 1))
     weights = prior.groupby([ranked["query_id"].to_numpy(), ranked["doc_id"].to_numpy()]).sum()
     key = pd.MultiIndex.from_arrays([pool["query_id"].to_numpy(), pool["doc_id"].to_numpy()])
     weight = weights.reindex(key).to_numpy(dtype=np.float64)
