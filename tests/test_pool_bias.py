@@ -224,13 +224,19 @@ def test_sre_equals_loop():
 def test_bad_input():
     run, qrels = worked()
     with pytest.raises(PdevalError, match="not supported"):
-        pool_bias_correction(run, qrels, ["A", "B"], ["AP"])
+        pool_bias_correction(run, qrels, ["A", "B"], ["AP"], pool_depth=1)
     with pytest.raises(PdevalError, match="not in the run frame"):
-        pool_bias_correction(run, qrels, ["A", "Z"])
+        pool_bias_correction(run, qrels, ["A", "Z"], pool_depth=1)
     with pytest.raises(PdevalError, match="no run outside the pool"):
-        pool_bias_correction(run, qrels, ["A", "B", "U"])
+        pool_bias_correction(run, qrels, ["A", "B", "U"], pool_depth=1)
     with pytest.raises(PdevalError, match="estimators"):
-        pool_bias_correction(run, qrels, ["A", "B"], estimators=["magic"])
+        pool_bias_correction(run, qrels, ["A", "B"], estimators=["magic"], pool_depth=1)
+    # the pool depth has no default: a call written for the old names (depth= was the pool depth)
+    # fails loudly instead of cutting every run at the pool depth
+    with pytest.raises(TypeError, match="pool_depth"):
+        pool_bias_correction(run, qrels, ["A", "B"], depth=1)
+    with pytest.raises(TypeError, match="pool_depth"):
+        leave_out_bias(run, qrels, "P@2", depth=1)
 
 
 # ---------------------------------------------------------------------------------------------

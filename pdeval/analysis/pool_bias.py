@@ -266,7 +266,7 @@ def pool_bias_correction(
     pooled: Iterable[str],
     measures: Union[str, Sequence[str]] = ("P@10",),
     *,
-    pool_depth: int = 10,
+    pool_depth: int,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
     depth: int = 1000,
@@ -283,7 +283,7 @@ def pool_bias_correction(
         The runs that formed the pool.
     measures : str or list of str
         ``P@k`` and ``R@k`` measures (see the module documentation for what each estimator covers).
-    pool_depth : int, default 10
+    pool_depth : int
         The pool depth (contributors of a document are the pooled runs with it in their top
         ``pool_depth``).
     group : mapping or callable, optional
@@ -318,7 +318,7 @@ def leave_out_bias(
     qrels: pd.DataFrame,
     measures: Union[str, Sequence[str]] = ("P@10",),
     *,
-    pool_depth: int = 10,
+    pool_depth: int,
     pooled: Optional[Iterable[str]] = None,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
