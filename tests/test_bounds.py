@@ -288,7 +288,7 @@ def test_report_shows_residuals_beside_the_means(tmp_path):
     qrels = clef.partial_qrels[clef.partial_qrels["query_id"].isin(topics)].reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tables = report(run, qrels, levels=[50], samples=2, measures=["P@10", "AP"], depths=None, out=tmp_path,
+        tables = report(run, qrels, levels=[50], samples=2, measures=["P@10", "AP"], pool_depths=None, out=tmp_path,
                         progress=False, n_resamples=20, bounds=True)
     means = tables["full_means"].set_index("run")
     assert list(means.columns) == ["P@10", "P@10 residual", "AP", "AP residual"]

@@ -41,7 +41,7 @@ def data():
 def written(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     tables = report(data["run"], data["qrels"], partial_qrels=data["partial"], levels=[50, 10], samples=2,
-                    measures=MEASURES, depths=(5, 10), seed=3, out=out, progress=False, n_resamples=200)
+                    measures=MEASURES, pool_depths=(5, 10), seed=3, out=out, progress=False, n_resamples=200)
     return out, tables
 
 
@@ -260,7 +260,7 @@ def test_estimates_are_written_when_asked_for(data, tmp_path):
     equals pdeval.estimate's) and the figure of them."""
     out = tmp_path / "with_estimates"
     tables = report(data["run"], data["qrels"], partial_qrels=data["partial"], measures=["AP", "Bpref", "P@10"],
-                    samples=2, n_resamples=50, progress=False, out=out, depths=[10], estimate=True)
+                    samples=2, n_resamples=50, progress=False, out=out, pool_depths=[10], estimate=True)
     expected = pdeval.estimate(data["run"], data["qrels"], ["AP", "P@10"], n_resamples=50, seed=1, level="run")
     got = tables["estimates"].set_index(["run", "measure"]).sort_index()
     expected = expected.set_index(["run", "measure"]).sort_index()

@@ -154,10 +154,10 @@ def report(
     levels: Union[str, Sequence[float]] = "sakai2007",
     samples: int = 10,
     measures: Sequence[str] = DEFAULT_MEASURES,
-    depths: Optional[Sequence[int]] = (10, 20, 50),
+    pool_depths: Optional[Sequence[int]] = (10, 20, 50),
     seed: int = 1,
     out: Union[str, Path] = "report",
-    progress: bool = True,
+    progress: Optional[bool] = None,
     n_resamples: int = 1000,
     dpi: int = 110,
     bounds: bool = False,
@@ -169,7 +169,7 @@ def report(
     qrels). Steps: evaluate ``measures`` (complete=True) on the full judgments; reduce the
     judgments with :func:`pdeval.reduce` (stratified, ``levels`` x ``samples``, ``seed``) and
     evaluate every variant in one call; do the same for depth-k pools of all runs
-    (``depths``, one call) and for ``partial_qrels``; compare each system ranking with the
+    (``pool_depths``, one call) and for ``partial_qrels``; compare each system ranking with the
     full-judgment one (tau_b, tau_AP, RMS; :func:`pdeval.rank_correlation`); measure
     discriminative power (``n_resamples`` bootstrap replicates) and swap rates (``n_resamples``
     splits of the topics in two halves) on the full judgments; the randomised Tukey HSD test
@@ -183,19 +183,21 @@ def report(
     (:func:`pdeval.estimate`, ``n_resamples`` draws, for the measures it supports) and a figure
     shows them sorted. Returns the tables plus the per-topic results (``full``, ``reduced``,
     ``pooled``, ``partial_result``) as a dict of frames. ``progress`` shows a tqdm bar over
-    the stages and prints where the report is.
+    the stages and prints where the report is (None, the default: on a terminal or in a
+    notebook only; True or False force it).
     """
-    from pdeval.common.progress import bar_class
+    from pdeval.common.progress import bar_class, tqdm_options
 
     tqdm = bar_class()
+    options = tqdm_options(progress)
 
     started = time.perf_counter()
     run, qrels, partial_qrels, source = _data(run, qrels, partial_qrels)
     measures = _measures(measures)
-    depths = sorted(set(int(d) for d in depths)) if depths else []
+    depths = sorted(set(int(d) for d in pool_depths)) if pool_depths else []
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    bar = tqdm(total=len(STAGES), desc="pdeval report", disable=not progress, unit="stage")
+    bar = tqdm(total=len(STAGES), desc="pdeval report", disable=options["disable"], unit="stage")
     tables: dict[str, pd.DataFrame] = {}
     results: dict[str, pd.DataFrame] = {}
     info = {"judgments": int((qrels["relevance"] >= 0).sum())}
@@ -234,7 +236,7 @@ def report(
     _write(out, intro, findings(tables, info), figures, tables, info, measures)
     bar.update()
     bar.close()
-    if progress:
+    if not options["disable"]:
         print(f"pdeval report: wrote {out / 'report.html'} (and report.md, {len(figures)} figures, "
               f"{len(tables)} CSV tables) in {time.perf_counter() - started:.1f} s")
     del results["reduced_qrels"]
@@ -367,7 +369,7 @@ def report_from_args(args: argparse.Namespace) -> int:
         run, qrels, partial_qrels=partial,
         levels=args.levels or "sakai2007", samples=args.samples,
         measures=args.measures or DEFAULT_MEASURES, seed=args.seed, out=args.out,
-        progress=not args.no_progress, depths=args.depths, n_resamples=args.bootstrap, bounds=args.bounds,
+        progress=not args.no_progress, pool_depths=args.depths, n_resamples=args.bootstrap, bounds=args.bounds,
         estimate=args.estimate,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
