@@ -16,7 +16,10 @@
   carries the calibration's uncertainty), or returned by a callable;
 * ``"ppi"`` (prediction-powered inference, :mod:`pdeval.analysis.ppi`): automatic labels for
   every topic and human labels on a random sample of the topics give an unbiased estimate of a
-  run's mean score (or of its difference from a baseline run) with a valid interval.
+  run's mean score (or of its difference from a baseline run) with a valid interval; with
+  ``strata=`` the topics fall into strata, the human sample is drawn within each, and the
+  strata's estimates are combined with their shares of the topics (stratified PPI,
+  :func:`~pdeval.analysis.ppi.stratified_ppi_mean`).
 
 The draws are vectorised over resamples, runs and topics (:mod:`pdeval.analysis.resampled_measures`),
 in chunks of resamples that bound the memory; one seed gives one result.
@@ -31,7 +34,7 @@ import pandas as pd
 
 from pdeval.analysis import label_priors, resampled_measures, unique_priors
 from pdeval.analysis.unique_priors import GroupLike, UnitEffect
-from pdeval.analysis.ppi import ppi_mean
+from pdeval.analysis.ppi import ppi_mean, stratified_ppi_mean
 from pdeval.common.options import check_choice, check_int
 from pdeval.common.progress import Progress, check_progress, progress_bar
 from pdeval.common.seeds import Seed, generator
@@ -44,6 +47,8 @@ from pdeval.frames.canonical import as_qrels, as_run, variant_keys
 from pdeval.measures import Measure, parse_all
 
 Method = Literal["bootstrap", "labels", "ppi"]
+#: ``strata=``: a mapping query_id -> stratum (a dict or a Series) or a callable query_id -> stratum
+StrataLike = Union[None, Mapping[str, Any], pd.Series, Callable[[str], Any]]
 #: the bootstrap's priors: Fröbe et al.'s three and the unique documents' random effect
 PRIORS = label_priors.PRIORS + ("unique",)
 #: priors whose probabilities are drawn anew for every resample
@@ -70,6 +75,7 @@ def estimate(
     level: Literal["topic", "run"] = "topic",
     baseline: Optional[str] = None,
     tuned: bool = True,
+    strata: StrataLike = None,
     seed: Seed = 0,
     progress: Progress = None,
     score_precision: Literal["float64", "float32"] = "float64",
@@ -140,6 +146,15 @@ def estimate(
         ``method="ppi"``: estimate each run's difference from this run (paired over topics).
     tuned : bool, default True
         ``method="ppi"``: choose PPI++'s power-tuning λ; ``False`` is classical PPI (λ = 1).
+    strata : mapping or callable, optional
+        ``method="ppi"``: stratified PPI (Fisch, Maynez, Hofer, Dhingra, Globerson & Cohen,
+        NeurIPS 2024). The stratum of every topic with automatic labels, a mapping query_id ->
+        stratum (a dict or a Series) or a callable such as ``lambda query_id: ...``; the human
+        sample must be drawn within each stratum, at least 2 labelled and 1 unlabelled topic
+        per stratum. The estimate is θ̂ = Σ_k w_k θ̂_k, w_k the stratum's share of all topics
+        and θ̂_k PPI(++) within the stratum (its own λ_k when tuned), with the interval
+        θ̂ ± z √(Σ_k w_k² σ̂_k²) (:func:`~pdeval.analysis.ppi.stratified_ppi_mean`). None:
+        unstratified PPI.
     seed : int, Generator or None, default 0
         Seeds the draws: one seed, one result (None: fresh entropy).
     progress : bool, optional
@@ -159,7 +174,8 @@ def estimate(
         ``topics``. ``method="ppi"``: ``value`` is the mean over the labelled topics,
         ``automatic`` the mean with automatic labels over every topic, ``labelled``,
         ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
-        differences in place of means.
+        differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
+        the strata's λ_k averaged with the weights w_k.
 
     Raises
     ------
@@ -170,7 +186,8 @@ def estimate(
         between the label sets.
     PdevalError
         An option outside its domain; ``pooled``, ``pool_depth`` or ``group`` without
-        ``prior="unique"``, unknown pooled runs, fewer than two pooled units with judged unique
+        ``prior="unique"``, ``strata`` without ``method="ppi"``, a topic without a stratum, a
+        stratum with fewer than 2 labelled or no unlabelled topic, unknown pooled runs, fewer than two pooled units with judged unique
         documents; automatic probabilities of the wrong shape, negative, NaN or not summing to 1.
 
     Notes
@@ -187,9 +204,12 @@ def estimate(
     if method == "ppi":
         if level != "run":
             raise PdevalError("method='ppi' estimates run means over topics: use level='run'")
-        return _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_precision, depth)
+        return _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
     if baseline is not None:
         raise PdevalError("baseline= applies to method='ppi'")
+    if strata is not None:
+        raise PdevalError(f"strata= applies to method='ppi' (stratified PPI), not to method={method!r}; drop strata= "
+                          "or use method='ppi' with automatic labels of every topic")
     for measure in parsed:
         resampled_measures.check_supported(measure)
     n_resamples = check_int("n_resamples", n_resamples, 1)
@@ -427,7 +447,7 @@ def _tidy(keys, parsed, lists, value, draws, confidence, level) -> pd.DataFrame:
 
 
 # ---- prediction-powered inference ---------------------------------------------------------------
-def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_precision, depth) -> pd.DataFrame:
+def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth) -> pd.DataFrame:
     if not isinstance(automatic, pd.DataFrame):
         raise PdevalError("method='ppi' needs automatic= (a qrels frame of automatic labels for every topic)")
     human, auto = as_qrels(qrels), as_qrels(automatic)
@@ -438,6 +458,7 @@ def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_preci
         raise SchemaError(f"{len(missing)} topic(s) have human labels but no automatic ones ({missing[:3]}): PPI "
                           "needs the automatic labels of every topic")
     unlabelled = np.array(sorted(set(every) - set(labelled), key=str), dtype=object)
+    stratum_of = None if strata is None else _strata_of(strata, labelled, unlabelled)
     options: dict[str, Any] = {"complete": True, "score_precision": score_precision, "depth": depth}
     run = as_run(run)
     on_labelled = run.loc[run["query_id"].astype(str).isin(labelled)]  # the other topics have no human label
@@ -456,18 +477,55 @@ def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, score_preci
             others = [n for n in names if n != baseline]
             Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
             names = others
-        est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
-                                       tuned=tuned)
+        extra: dict[str, Any] = {}
+        if stratum_of is None:
+            est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
+                                           tuned=tuned)
+        else:
+            got = stratified_ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), stratum_of[0], stratum_of[1],
+                                      confidence=confidence, tuned=tuned)
+            est, low, high, lam = got.estimate, got.low, got.high, got.weights @ got.lam
+            extra = {"strata": len(got.strata)}
         rows.append(pd.DataFrame({
             "run": names, "measure": measure, "value": Y.mean().to_numpy(),
             "automatic": pd.concat([Yhat, Yu]).mean().to_numpy(),
             "estimate": est, "low": low, "high": high, "labelled": len(labelled), "unlabelled": len(unlabelled),
-            "lam": lam,
+            "lam": lam, **extra,
         }))
     frame = pd.concat(rows, ignore_index=True)
     if baseline is not None:
         frame.insert(1, "baseline", baseline)
     return frame
+
+
+def _strata_of(strata, labelled: np.ndarray, unlabelled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stratum of each labelled and unlabelled topic from ``strata=``, checked: every topic
+    has one, and every stratum has at least 2 labelled and 1 unlabelled topic."""
+    topics = pd.Series(np.r_[labelled, unlabelled], dtype=object)
+    if isinstance(strata, pd.Series):
+        strata = strata.to_dict()
+    if isinstance(strata, Mapping):
+        labels = topics.map({str(key): value for key, value in strata.items()})
+    elif callable(strata):
+        labels = topics.map(strata)
+    else:
+        raise PdevalError(f"strata must be None, a mapping query_id -> stratum or a callable, not "
+                          f"{type(strata).__name__}")
+    missing = topics[labels.isna()].tolist()
+    if missing:
+        raise PdevalError(f"{len(missing)} topic(s) with automatic labels have no stratum in strata= ({missing[:5]}): "
+                          "give every topic a stratum (stratified PPI weighs each stratum by its share of all topics)")
+    labels = labels.astype(object)
+    every = pd.unique(labels)
+    n_k = labels[:len(labelled)].value_counts().reindex(every, fill_value=0).to_numpy()
+    N_k = labels[len(labelled):].value_counts().reindex(every, fill_value=0).to_numpy()
+    refused = np.flatnonzero((n_k < 2) | (N_k < 1))
+    if len(refused):
+        stratum, n_k, N_k = every[refused[0]], int(n_k[refused[0]]), int(N_k[refused[0]])
+        raise PdevalError(f"stratum {stratum!r} has {n_k} human-labelled and {N_k} unlabelled topic(s): stratified "
+                          "PPI needs at least 2 labelled and 1 unlabelled topic per stratum; label more of its "
+                          "topics (or leave one unlabelled), or merge it with another stratum")
+    return labels[:len(labelled)].to_numpy(), labels[len(labelled):].to_numpy()
 
 
 def _matrix(result: pd.DataFrame, topics: np.ndarray, parsed: Sequence[Measure]) -> pd.DataFrame:
