@@ -186,9 +186,10 @@ def estimate(
         between the label sets.
     PdevalError
         An option outside its domain; ``pooled``, ``pool_depth`` or ``group`` without
-        ``prior="unique"``, ``strata`` without ``method="ppi"``, a topic without a stratum, a
-        stratum with fewer than 2 labelled or no unlabelled topic, unknown pooled runs, fewer than two pooled units with judged unique
-        documents; automatic probabilities of the wrong shape, negative, NaN or not summing to 1.
+        ``prior="unique"``, unknown pooled runs, fewer than two pooled units with judged unique
+        documents; automatic probabilities of the wrong shape, negative, NaN or not summing to 1;
+        ``strata`` without ``method="ppi"``, a topic without a stratum, a stratum with fewer
+        than 2 labelled or no unlabelled topic.
 
     Notes
     -----

@@ -25,15 +25,16 @@ Every function is vectorised over columns: one column per run (or per pair of ru
 :func:`stratified_ppi_mean` is stratified PPI (StratPPI; Fisch, Maynez, Hofer, Dhingra, Globerson
 & Cohen, NeurIPS 2024): the units fall into K strata with known population shares, the labelled
 sample is drawn within each stratum, and the strata's PPI(++) estimates are combined with those
-shares; it wins over PPI where the judge's bias or accuracy differs between strata.
+shares; its interval is narrower than PPI's where the judge's bias or accuracy differs between
+the strata.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
-
-from typing import NamedTuple
 
 from pdeval.errors import PdevalError
 
