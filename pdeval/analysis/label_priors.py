@@ -105,12 +105,12 @@ def _calibration_counts(
             "the automatic labels share no judged (query_id, doc_id) pair with the qrels: nothing to "
             "calibrate them on. Check that both use the same topic and document ids."
         )
-    topic, _ = pd.factorize(both["query_id"])
+    topic, topics = pd.factorize(both["query_id"])
     level = np.searchsorted(levels, both["relevance_a"].to_numpy(dtype=np.int64))
     grade = np.searchsorted(grades, both["relevance_h"].to_numpy(dtype=np.int64))
-    cells = (topic * len(levels) + level) * len(grades) + grade
-    size = (int(topic.max()) + 1, len(levels), len(grades))
-    return np.bincount(cells, minlength=int(np.prod(size))).reshape(size).astype(np.float64), levels
+    cells = len(topics) * len(levels)  # one group per (topic, automatic level)
+    counts = grade_counts(grade, topic * len(levels) + level, cells, len(grades))
+    return counts.reshape(len(topics), len(levels), len(grades)), levels
 
 
 def calibrated_priors(
