@@ -22,66 +22,21 @@ import pandas as pd
 
 from pdeval.errors import SchemaError
 from pdeval.frames.canonical import QRELS_REQUIRED, RESULT_REQUIRED, RUN_REQUIRED, as_run, frame_kind
+from pdeval.public import API
+from pdeval.public import path as public_path
 
 __all__ = ["IRAccessor", "METHODS", "bind", "methods"]
 
 _NEEDS = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRED}
 
-#: the functions that are ``df.ir`` methods, by the kind(s) of frame they take first
 #: the functions that are ``df.ir`` methods (dotted paths), by the kind(s) of frame they take
-#: first; each is imported when its method is first used, so ``import pdeval`` stays light
-METHODS: dict[tuple[str, ...], tuple[str, ...]] = {
-    ("run",): (
-        "pdeval.api.evaluate",
-        "pdeval.evaluation.bounds.bounds",
-        "pdeval.analysis.estimates.estimate",
-        "pdeval.analysis.unique_priors.unique_factors",
-        "pdeval.engine.ranking.rank_run",
-        "pdeval.judgments.pooling.pool",
-        "pdeval.judgments.pooling.mixed_pool",
-        "pdeval.judgments.pooling.judged",
-        "pdeval.judgments.pooling.exclude_runs",
-        "pdeval.judgments.pooling.leave_out_pooling",
-        "pdeval.judgments.sampling.sample_pool",
-        "pdeval.judgments.sampling.sample_inclusion",
-        "pdeval.judgments.adjudication.judging_order",
-        "pdeval.analysis.labels.judged_by_source",
-        "pdeval.analysis.labels.fill_holes",
-        "pdeval.analysis.leaderboards.leaderboards",
-        "pdeval.analysis.reproducibility.reproducibility",
-        "pdeval.analysis.pool_bias.pool_bias_correction",
-        "pdeval.analysis.pool_bias.leave_out_bias",
-        "pdeval.sources.io.write_run",
-    ),
-    ("qrels",): (
-        "pdeval.judgments.reduction.reduce",
-        "pdeval.analysis.labels.merge_qrels",
-        "pdeval.analysis.labels.map_grades",
-        "pdeval.analysis.labels.label_sets",
-        "pdeval.analysis.agreement.agreement",
-        "pdeval.sources.io.write_qrels",
-    ),
-    ("result",): (
-        "pdeval.evaluation.results.summarize",
-        "pdeval.analysis.correlation.rank_correlation",
-        "pdeval.analysis.correlation.correlation_table",
-        "pdeval.analysis.leaderboards.compare_leaderboards",
-        "pdeval.analysis.leaderboards.leaderboard_changes",
-        "pdeval.analysis.swaps.swap_rates",
-        "pdeval.analysis.bootstrap.discriminative_power",
-        "pdeval.analysis.significance.compare",
-        "pdeval.analysis.statistics.tukey_hsd",
-        "pdeval.analysis.statistics.anova",
-        "pdeval.analysis.statistics.topic_set_size",
-        "pdeval.analysis.experiments.training_sensitivity",
-        "pdeval.analysis.standardize.standardize",
-        "pdeval.analysis.standardize.zscore_table",
-        "pdeval.integrations.pyterrier.experiment",
-        "pdeval.integrations.trec_eval.write_trec_eval",
-    ),
-    ("run", "qrels"): ("pdeval.integrations.ranx.to_ranx",),
-    ("run", "qrels", "result"): ("pdeval.sources.tables.write_table",),
-}
+#: first, built from :data:`pdeval.public.API`; each is imported when its method is first used,
+#: so ``import pdeval`` stays light
+METHODS: dict[tuple[str, ...], tuple[str, ...]] = {}
+for _name, _entry in API.items():
+    if _entry.kinds:
+        METHODS[_entry.kinds] = (*METHODS.get(_entry.kinds, ()), public_path(_name))
+del _name, _entry
 
 
 def _rank_run_frame(frame: pd.DataFrame, options: dict) -> pd.DataFrame:
@@ -115,7 +70,7 @@ class IRAccessor:
         """The frame, if it is of one of ``kinds``; else a :class:`~pdeval.errors.SchemaError`
         naming the method, the columns it needs and the kind of frame it got."""
         got = self.kind
-        if got not in kinds:
+        if "any" not in kinds and got not in kinds:
             described = f"a {got} frame" if got else f"a frame with columns {list(self._frame.columns)}"
             wanted = " or ".join(f"a {kind} frame (columns {list(_NEEDS[kind])})" for kind in kinds)
             raise SchemaError(f".ir.{method} needs {wanted}, but this is {described}.")

@@ -13,13 +13,22 @@ from typing import Any, Iterable, Literal, Union
 
 import pandas as pd
 
+from pdeval.common.contract import Choice, contract
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.errors import PdevalError
 from pdeval.evaluation.core import MeasureLike, evaluate_frames
+from pdeval.frames.domains import Frame
+from pdeval.measures.domains import Measures
 
 Output = Literal["pandas", "polars", "arrow"]
 
 
+@contract(
+    run=Frame("run", foreign=True),
+    qrels=Frame("qrels", foreign=True),
+    measures=Measures(),
+    output=Choice("pandas", "polars", "arrow"),
+)
 @takes_engine_options
 def evaluate(
     run: pd.DataFrame,
@@ -77,8 +86,6 @@ def evaluate(
     PdevalError
         An option outside its domain.
     """
-    if output not in ("pandas", "polars", "arrow"):
-        raise PdevalError(f"output must be 'pandas', 'polars' or 'arrow', not {output!r}")
     if "dask.dataframe" in sys.modules:  # a dask frame can only exist once dask is imported
         from pdeval.dask import evaluate_dask, is_dask_frame
 

@@ -72,9 +72,7 @@ FIRST_ARGUMENT_EXCEPTIONS = {
     "budget_qrels": "a judging order of judging_order (order)",
 }
 #: functions whose first argument is named like a frame but that are no df.ir method, and why
-NO_METHOD = {
-    "bias_summary": "takes the frame of leave_out_bias (estimates, not a result frame's measure/value)",
-}
+NO_METHOD: dict = {}
 
 
 def parameters(function) -> list[inspect.Parameter]:
@@ -104,6 +102,8 @@ def test_the_method_is_the_function_with_the_frame_bound(name):
 @pytest.mark.parametrize("name", sorted(BOUND))
 def test_a_method_refuses_a_frame_of_the_wrong_kind(name):
     _, kinds = BOUND[name]
+    if kinds == ("any",):
+        return
     wrong = pd.DataFrame({"x": [1]})
     with pytest.raises(SchemaError, match=rf"\.ir\.{name} needs a {kinds[0]} frame"):
         getattr(wrong.ir, name)()

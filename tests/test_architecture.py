@@ -16,7 +16,8 @@ layer       packages and modules
 7           ``pdeval.analysis``
 8           ``pdeval.integrations`` | ``pdeval.dask``
 9           ``pdeval.report``
-10          ``pdeval.api`` (entry points that dispatch to an adapter: dask, output formats)
+10          ``pdeval.api`` (entry points that dispatch to an adapter: dask, output formats) |
+            ``pdeval.public`` (the table of the public API)
 11          ``pdeval.accessor`` (``df.ir``: the functions with the frame bound)
 12          ``pdeval.cli``
 13          ``pdeval`` (the package itself) and ``pdeval.__main__``
@@ -48,7 +49,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pdeval.analysis",),
     ("pdeval.integrations", "pdeval.dask"),
     ("pdeval.report",),
-    ("pdeval.api",),
+    ("pdeval.api", "pdeval.public"),
     ("pdeval.accessor",),
     ("pdeval.cli",),
     ("pdeval", "pdeval.__main__"),

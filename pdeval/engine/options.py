@@ -16,13 +16,13 @@ import dataclasses
 import difflib
 import functools
 import inspect
-import numbers
 import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Union
 
-import numpy as np
-
+from pdeval.common.contract import (
+    Boolean, Choice, Contract, Domain, Integer, ListOf, MappingOf, Nullable, Real, Text,
+)
 from pdeval.engine.ranking import ScorePrecision
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import DuplicatePolicy
@@ -78,19 +78,22 @@ OPTION_DOCS: dict[str, tuple[str, str]] = {
 }
 
 
-def _positive_int(name: str, value: Any, what: str = "") -> None:
-    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or value < 1:
-        raise PdevalError(f"{name} must be a positive integer{what}, not {value!r}")
-
-
-def _names(name: str, value: Any) -> Optional[tuple[str, ...]]:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return (value,)
-    if not all(isinstance(item, str) for item in value):
-        raise PdevalError(f"{name} must be a column name or a list of column names, not {value!r}")
-    return tuple(value)
+#: the domain of each option (:mod:`pdeval.common.contract`): checked once, by one mechanism,
+#: when :class:`EngineOptions` is made and at the boundary of every function that takes them
+OPTION_DOMAINS: dict[str, Domain] = {
+    "by": Nullable(ListOf(Text("a column name"), min_len=0)),
+    "complete": Boolean(),
+    "judged_only": Boolean(),
+    "depth": Nullable(Integer(1)),
+    "score_precision": Choice("float64", "float32"),
+    "rel": Nullable(Integer(0)),
+    "gains": Nullable(MappingOf(Integer(), Real())),
+    "undefined": Choice("zero", "nan"),
+    "duplicates": Choice("error", "first", "max", renamed={"raise": "error"}),
+    "chunk_rows": Integer(1),
+    "sparse": Boolean(),
+    "variants": Nullable(ListOf(Text("a column name"), min_len=0)),
+}
 
 
 @dataclass(frozen=True)
@@ -111,23 +114,13 @@ class EngineOptions:
     variants: Optional[Sequence[str]] = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by", _names("by", self.by) or ())
-        object.__setattr__(self, "variants", _names("variants", self.variants))
-        choices = {
-            "undefined": ("zero", "nan"),
-            "score_precision": ("float64", "float32"),
-            "duplicates": ("error", "first", "max"),
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                shown = " or ".join(repr(a) for a in allowed)
-                raise PdevalError(f"{name} must be {shown}, not {getattr(self, name)!r}")
-        if self.depth is not None:
-            _positive_int("depth", self.depth, " (trec_eval -M)")
-        for name in ("complete", "judged_only", "sparse"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise PdevalError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        _positive_int("chunk_rows", self.chunk_rows)
+        checked = Contract("EngineOptions", OPTION_DOMAINS, {}, {}, inspect.signature(EngineOptions)).check(
+            {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        )
+        checked["by"] = tuple(checked["by"] or ())
+        checked["variants"] = None if checked["variants"] is None else tuple(checked["variants"])
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def of(cls, options: Mapping[str, Any], *, where: str = "evaluate") -> "EngineOptions":
@@ -195,7 +188,8 @@ def takes_engine_options(function: Callable = None, *, exclude: Sequence[str] = 
             doc = doc.replace(line, rendered)
             break
     function.__doc__ = doc
+    function.__option_domains__ = {n: OPTION_DOMAINS[n] for n in OPTION_DOCS if n not in exclude and n not in own}
     return function
 
 
-__all__ = ["DuplicatePolicy", "EngineOptions", "OPTION_DOCS", "ScorePrecision", "option_docs", "takes_engine_options"]
+__all__ = ["DuplicatePolicy", "EngineOptions", "OPTION_DOCS", "OPTION_DOMAINS", "ScorePrecision", "option_docs", "takes_engine_options"]

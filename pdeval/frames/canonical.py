@@ -129,6 +129,26 @@ def _require(frame: pd.DataFrame, required: Sequence[str], kind: str) -> None:
         )
 
 
+def require_kind(frame: pd.DataFrame, kind: str, by: Sequence[str] = ()) -> None:
+    """A :class:`SchemaError` unless the canonical columns of ``frame`` make a ``kind`` frame
+    (``'run'``, ``'qrels'`` or ``'result'``); it names the missing columns, and a qrels frame
+    given as the run (or a run as the qrels) as such."""
+    columns = frame.columns if not canonical_names(frame.columns)[0] else canonicalize(frame).columns
+    if kind == "run" and "score" not in columns and "relevance" in columns:
+        raise SchemaError(
+            f"the run frame has a relevance column but no score column (it has {list(frame.columns)}): is it "
+            "the qrels, given as the run? The run comes first: evaluate(run, qrels, ...) (pdeval eval takes the "
+            "qrels file first, then the runs)."
+        )
+    if kind == "qrels" and "relevance" not in columns and "score" in columns:
+        raise SchemaError(
+            f"the qrels frame has a score column but no relevance column (it has {list(frame.columns)}): "
+            "is it a run? ranx's qrels frames call the relevance 'score': rename it to 'relevance'."
+        )
+    required = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRED}[kind]
+    _require(pd.DataFrame(columns=columns), list(required) + list(by), kind)
+
+
 def _rows(frame: pd.DataFrame, mask: np.ndarray, n: int = 5) -> str:
     """The index labels of the first ``n`` rows of ``mask``, and how many there are."""
     labels = frame.index[np.asarray(mask, dtype=bool)]
@@ -385,13 +405,7 @@ def as_run(
     """
     frame = canonicalize(frame)
     by = list(by)
-    if "score" not in frame.columns and "relevance" in frame.columns:
-        raise SchemaError(
-            f"the run frame has a relevance column but no score column (it has {list(frame.columns)}): is it "
-            "the qrels, given as the run? The run comes first: evaluate(run, qrels, ...) (pdeval eval takes the "
-            "qrels file first, then the runs)."
-        )
-    _require(frame, list(RUN_REQUIRED) + by, "run")
+    require_kind(frame, "run", by)
     columns = {}
     if "run" not in frame.columns:
         columns["run"] = pd.Series("run", index=frame.index, dtype=object)
@@ -474,12 +488,7 @@ def as_qrels(
     integer codes).
     """
     frame = canonicalize(frame)
-    if "relevance" not in frame.columns and "score" in frame.columns:
-        raise SchemaError(
-            f"the qrels frame has a score column but no relevance column (it has {list(frame.columns)}): "
-            "is it a run? ranx's qrels frames call the relevance 'score': rename it to 'relevance'."
-        )
-    _require(frame, QRELS_REQUIRED, "qrels")
+    require_kind(frame, "qrels")
     frame = _variant_columns(frame, variants)
     relevance = frame["relevance"]
     keys = ["query_id", "doc_id"]
@@ -560,6 +569,7 @@ __all__ = [
     "canonicalize",
     "drop_duplicates",
     "frame_kind",
+    "require_kind",
     "require_rows",
     "result_keys",
     "take_rows",

@@ -30,6 +30,14 @@ def _module_of(obj: Any) -> str:
     return type(obj).__module__.split(".")[0]
 
 
+def is_foreign(obj: Any) -> bool:
+    """Whether :func:`to_frame` (or the dask path) would try to read ``obj``: a Polars, Arrow,
+    ranx or dask object, a dict or list of ranx runs, or an iterable of records."""
+    if _module_of(obj) in ("pyarrow", "polars", "ranx", "dask") or _ranx_runs(obj):
+        return True
+    return not isinstance(obj, (str, bytes, dict, pd.Series)) and hasattr(obj, "__iter__")
+
+
 def to_frame(obj: Any) -> pd.DataFrame:
     """A pandas DataFrame holding what ``obj`` holds, with the peer's column names.
 
@@ -185,4 +193,4 @@ def records_to_frame(records: Iterable[Any]) -> pd.DataFrame:
     return frame[keep].rename(columns={f: FIELDS[f] for f in keep if f in FIELDS})
 
 
-__all__ = ["from_ranx", "records_to_frame", "to_frame", "to_pandas"]
+__all__ = ["from_ranx", "is_foreign", "records_to_frame", "to_frame", "to_pandas"]
