@@ -36,4 +36,23 @@ def take_sorted(chunks: list, rows: np.ndarray):
     return pa.concat_arrays(pieces) if pieces else chunks[0].slice(0, 0)
 
 
-__all__ = ["arrow_chunks", "take_sorted"]
+def is_string_chunk(chunk) -> bool:
+    """Whether an Arrow array holds (large) strings, whose buffers :func:`string_buffers` reads."""
+    import pyarrow as pa
+
+    return pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)
+
+
+def string_buffers(chunk) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets of an Arrow string array (its slice of them) and its UTF-8 bytes, as numpy
+    views of the array's own buffers: the value at ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
+    import pyarrow as pa
+
+    _, offset_buffer, data_buffer = chunk.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(offset_buffer, dtype=offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+__all__ = ["arrow_chunks", "is_string_chunk", "string_buffers", "take_sorted"]

@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from pdeval.common.arrow import arrow_chunks, take_sorted
+from pdeval.common.arrow import arrow_chunks, is_string_chunk, string_buffers, take_sorted
 
 #: Longest id (in bytes) that :func:`packed_ids` packs; longer ids are hashed by :func:`encode`.
 MAX_PACKED_BYTES = 48
@@ -95,17 +95,12 @@ def packed_ids(values: pd.Series, rows: Optional[np.ndarray] = None) -> Optional
     chunks = arrow_chunks(values)
     if chunks is None:
         return None
-    import pyarrow as pa
-
     pieces = []
     chunk_start = 0
     for chunk in chunks:
-        if chunk.null_count or not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+        if chunk.null_count or not is_string_chunk(chunk):
             return None
-        _, offset_buffer, data_buffer = chunk.buffers()
-        offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        offsets = np.frombuffer(offset_buffer, dtype=offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
-        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+        offsets, data = string_buffers(chunk)
         data = data[offsets[0] : offsets[-1]]
         starts = offsets[:-1].astype(np.int64) - offsets[0]
         lengths = np.diff(offsets).astype(np.int64)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import ColumnWarning, DuplicateError, IdWarning, PdevalWarning, SchemaError, warn
-from pdeval.common.arrow import arrow_chunks, take_sorted
+from pdeval.common.arrow import arrow_chunks, is_string_chunk, string_buffers, take_sorted
 
 RUN_REQUIRED = ("query_id", "doc_id", "score")
 QRELS_REQUIRED = ("query_id", "doc_id", "relevance")
@@ -187,7 +187,7 @@ def _padding(series: pd.Series) -> Optional[np.ndarray]:
     scan of the bytes clears the common column; else the first and last byte of each id.
     """
     chunks = arrow_chunks(series) if len(series) else None
-    if chunks is None or not all(_is_plain_string(chunk) for chunk in chunks):
+    if chunks is None or not all(is_string_chunk(chunk) for chunk in chunks):
         values = series.astype(object)
         mask = (values.str.strip(WHITESPACE) != values).to_numpy(dtype=bool, na_value=False) | (
             values.str.len() == 0
@@ -197,7 +197,7 @@ def _padding(series: pd.Series) -> Optional[np.ndarray]:
     space[[ord(c) for c in WHITESPACE]] = True
     masks, found = [], False
     for chunk in chunks:
-        offsets, data = _string_buffers(chunk)
+        offsets, data = string_buffers(chunk)
         starts, ends = offsets[:-1], offsets[1:]
         if len(data) == 0:
             masks.append(np.ones(len(chunk), dtype=bool))
@@ -217,23 +217,6 @@ def _padding(series: pd.Series) -> Optional[np.ndarray]:
     if not found:
         return None
     return np.concatenate([np.zeros(m, dtype=bool) if isinstance(m, int) else m for m in masks])
-
-
-def _is_plain_string(chunk) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)
-
-
-def _string_buffers(chunk) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (into the returned bytes) and the UTF-8 bytes of an Arrow string array."""
-    import pyarrow as pa
-
-    _, offset_buffer, data_buffer = chunk.buffers()
-    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    offsets = np.frombuffer(offset_buffer, dtype=offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    return offsets, data
 
 
 def _as_id(frame: pd.DataFrame, column: str, kind: str) -> pd.Series:
