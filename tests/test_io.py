@@ -296,7 +296,7 @@ def test_name_override(tmp_path):
         read_run(tmp_path / "runs", name="one")
     with pytest.raises(SchemaError, match="2 name"):
         read_run(tmp_path / "runs", name=["x", "y"])
-    with pytest.raises(SchemaError, match="run name"):
+    with pytest.raises(PdevalError, match=r"read_run\(\): name=\[''\] is not .*run name"):
         read_run(paths[0], name=[""])
 
 
@@ -392,11 +392,11 @@ def test_missing_sources(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(MissingFileError, match="holds no"):
         read_run(tmp_path / "empty")
-    with pytest.raises(MissingFileError, match="empty"):
+    with pytest.raises(PdevalError, match=r"read_run\(\): source=\[\] is not .*the list is empty"):
         read_run([])
     with pytest.raises(MissingFileError, match="directory"):
         read_qrels(tmp_path)
-    with pytest.raises(SchemaError):
+    with pytest.raises(PdevalError, match=r"read_run\(\): source=42 is not a path"):
         read_run(42)
 
 
@@ -482,10 +482,12 @@ def test_frame_without_score_is_a_schema_error():
 
 
 def test_bad_engine_and_run_from():
-    with pytest.raises(SchemaError):
+    with pytest.raises(PdevalError, match=r"read_run\(\): engine='fast' is not one of 'auto', 'python'"):
         read_run(TREC / "results.test", engine="fast")
-    with pytest.raises(SchemaError):
+    with pytest.raises(PdevalError, match=r"read_run\(\): run_from='column' is not one of 'file', 'tag'"):
         read_run(TREC / "results.test", run_from="column")
+    with pytest.raises(PdevalError, match=r"read_run\(\): duplicates='raise' is not .*now called 'error'"):
+        read_run(TREC / "results.test", duplicates="raise")
 
 
 # --------------------------------------------------------------------------- writing

@@ -4,6 +4,7 @@ may be, the values outside it and one value inside it, for the generated contrac
 from __future__ import annotations
 
 import math
+import os
 import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional
@@ -13,7 +14,7 @@ import numpy as np
 from pdeval.errors import PdevalError
 
 __all__ = [
-    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Domain", "Instance", "Integer", "ListOf",
+    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Domain", "FilePath", "Instance", "Integer", "ListOf",
     "MappingOf", "Nullable", "OneOf", "Real", "Refused", "Text", "same",
 ]
 
@@ -233,6 +234,27 @@ class Text(Domain):
 
     def example(self) -> str:
         return "x"
+
+
+@dataclass(frozen=True)
+class FilePath(Domain):
+    """A path: a non-empty string or an :class:`os.PathLike` (whether it exists is the
+    reader's question, answered with a :class:`~pdeval.errors.MissingFileError`)."""
+
+    what: str = "a path (a non-empty string or a pathlib.Path)"
+
+    @property
+    def text(self) -> str:
+        return self.what
+
+    def accepts(self, value: Any) -> bool:
+        return (isinstance(value, str) and value != "") or isinstance(value, os.PathLike)
+
+    def outside(self) -> list:
+        return ["", 1, None, ALIEN]
+
+    def example(self) -> str:
+        return "x.txt"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from pdeval.common.contract import ALIEN, Domain, Refused
+from pdeval.common.contract import ALIEN, Choice, Domain, FilePath, Refused
 from pdeval.frames.foreign import is_foreign
 from pdeval.frames.canonical import (
     INTERVAL_COLUMNS,
@@ -29,7 +29,10 @@ from pdeval.frames.canonical import (
 )
 from pdeval.errors import SchemaError
 
-__all__ = ["Frame", "KINDS", "frame_variants"]
+__all__ = ["DUPLICATES", "Frame", "KINDS", "Source", "frame_variants"]
+
+#: the policy for a repeated key (``duplicates=``)
+DUPLICATES = Choice("error", "first", "max", renamed={"raise": "error"})
 
 #: kind -> the canonical columns it requires
 KINDS = {"run": RUN_REQUIRED, "qrels": QRELS_REQUIRED, "result": RESULT_REQUIRED}
@@ -124,11 +127,37 @@ class Frame(Domain):
         return _EXAMPLES[kind]()
 
     def outside(self) -> list:
-        bad: list = [ALIEN, None, pd.DataFrame({"x": [1]}), "frame.tsv"]
+        bad: list = [ALIEN, None, "frame.tsv"]
+        if self.kinds != ("any",):
+            bad.append(pd.DataFrame({"x": [1]}))
         if not self.variants and self.kinds != ("any",):
             frame = self.example()
             bad.append(pd.concat([frame.assign(level=10), frame.assign(level=50)], ignore_index=True))
         return bad
+
+
+@dataclass(frozen=True)
+class Source(Domain):
+    """What a reader reads: a path (a file, a folder or a glob pattern), a non-empty list of
+    paths, or a frame (pandas, Polars, Arrow), a ranx object or records (converted by
+    :func:`pdeval.frames.foreign.to_frame`)."""
+
+    text = "a path (a file, a folder or a glob pattern), a non-empty list of paths, a frame, a ranx object or records"
+
+    def convert(self, value: Any) -> Any:
+        if FilePath().accepts(value) or isinstance(value, pd.DataFrame):
+            return value
+        if isinstance(value, (list, tuple)) and not value:
+            raise Refused("the list is empty")
+        if is_foreign(value):  # a list of paths, or of records
+            return value
+        raise Refused()
+
+    def outside(self) -> list:
+        return [ALIEN, None, "", 1, []]
+
+    def example(self) -> str:
+        return "run.txt"
 
 
 def _run() -> pd.DataFrame:

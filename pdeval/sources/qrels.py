@@ -20,10 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from pdeval.common.contract import Choice, contract
 from pdeval.engine.ids import encode, short_keys
 from pdeval.engine.ranking import groups_with_repeats
 from pdeval.errors import MissingFileError, ParseError, SchemaError
 from pdeval.frames.canonical import DuplicatePolicy, as_qrels
+from pdeval.frames.domains import DUPLICATES, Source
 from pdeval.sources.blocks import has_lone_return, read_bytes, show
 from pdeval.sources.checks import log_skipped, validate_with_path
 from pdeval.sources.paths import PathLike
@@ -184,6 +186,12 @@ def python_qrels(data: bytes, path: str) -> Columns:
     return Columns(np.asarray(numbers, dtype=np.int64), out, counts["comments"], counts["blanks"])
 
 
+@contract(
+    source=Source(),
+    duplicates=DUPLICATES,
+    engine=Choice("auto", "python"),
+    format=Choice("auto", "trec", "sample_eval", "prels"),
+)
 def read_qrels(
     source: PathLike,
     *,
@@ -235,11 +243,22 @@ def read_qrels(
     ------
     ParseError
         A malformed line, naming the file, the line and the format it was read as.
+
+    See Also
+    --------
+    read_run : Read TREC run files.
+    write_qrels : Write a qrels frame as a TREC qrels file.
+    prels_qrels : The qrels of statAP prels.
+
+    Examples
+    --------
+    >>> _ = open("qrels.txt", "w").write("1 0 d1 1\\n1 0 d2 0\\n2 0 d1 2\\n")
+    >>> pdeval.read_qrels("qrels.txt")
+      query_id doc_id  relevance
+    0        1     d1          1
+    1        1     d2          0
+    2        2     d1          2
     """
-    if engine not in ("auto", "python"):
-        raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
-    if format not in ("auto", "trec", "sample_eval", "prels"):
-        raise SchemaError(f"format must be 'auto', 'trec', 'sample_eval' or 'prels', not {format!r}")
     if is_source(source):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
         return as_qrels(read_source(source), duplicates=duplicates)
     file = Path(source)

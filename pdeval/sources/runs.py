@@ -21,10 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pdeval.common import threads
+from pdeval.common.contract import Choice, ListOf, Nullable, OneOf, Text, contract
 from pdeval.engine.ids import encode, short_keys
 from pdeval.engine.ranking import groups_with_repeats, row_blocks
 from pdeval.errors import DuplicateError, PdevalError, SchemaError
 from pdeval.frames.canonical import DuplicatePolicy, as_run, canonicalize, take_rows
+from pdeval.frames.domains import DUPLICATES, Source
 from pdeval.sources.checks import validate_with_path
 from pdeval.sources.paths import RunSource, resolve_names, resolve_sources, run_name
 from pdeval.sources.runparse import parse_run_file, report_skipped
@@ -34,6 +36,13 @@ from pdeval.sources.tokens import numeric_array, string_series
 __all__ = ["read_run", "read_run_files", "screened_run_file", "stack"]
 
 
+@contract(
+    source=Source(),
+    name=Nullable(OneOf(Text("a run name"), ListOf(Text("a run name"), lone=False))),
+    duplicates=DUPLICATES,
+    run_from=Choice("file", "tag"),
+    engine=Choice("auto", "python"),
+)
 def read_run(
     source: RunSource,
     name: Union[str, Sequence[str], None] = None,
@@ -44,9 +53,14 @@ def read_run(
 ) -> pd.DataFrame:
     r"""Read TREC run files into a run frame.
 
+    Lines end with ``\n``, ``\r\n`` or ``\r``. A line starting with ``#`` is data when it is a
+    well-formed run line (a query id such as ``#1``); otherwise it is a comment, skipped with a
+    :class:`~pdeval.errors.PdevalWarning` naming the file, the count and the first line. The
+    rank may be an integral float (``1.0``).
+
     Parameters
     ----------
-    source
+    source : str, path, list of them, or frame
         A file path, a directory (every regular, non-hidden file in it, sorted by name), a
         glob pattern (``"runs/*.gz"``), or a list of any of these. ``.gz``, ``.bz2`` and
         ``.xz`` files are decompressed transparently. A directory or a pattern leaves out
@@ -55,30 +69,25 @@ def read_run(
         Arrow IPC files (``.parquet``, ``.arrow``, ``.feather``...) are read as tables: their
         ``run`` column names their runs, else the file's name does. Also a frame (pandas,
         Polars, Arrow), a ranx ``Run`` or ir_datasets records.
-    name
+    name : str or list of str, optional
         The run name: a string (one file) or a list with one name per file, in the order the
         files are read. By default each file's name under :func:`run_name`'s rule
         (``IELAB_01.txt.gz`` -> ``IELAB_01``). Two files with the same name raise
         :class:`~pdeval.errors.SchemaError`.
-    duplicates
+    duplicates : {'error', 'first', 'max'}, default 'error'
         ``"error"`` (default): a document repeated within a topic of one run raises
         :class:`~pdeval.errors.DuplicateError` naming the file, both line numbers and the
         keys. ``"first"`` keeps the first line, ``"max"`` the highest score, each warning
         (:class:`~pdeval.errors.PdevalWarning`) with the file and the number of rows dropped.
-    run_from
+    run_from : {'file', 'tag'}, default 'file'
         ``"file"`` (default) names runs by file; ``"tag"`` uses the 6th column, for files
         that hold several runs (such as those :func:`write_run` writes into one file). A tag
         found in two files raises :class:`~pdeval.errors.SchemaError` naming the tag and the
         files (CLEF 2018's IELAB runs all carry ``clef2018b``: read them with ``"file"``);
         runs of two files are never merged, under no ``duplicates`` policy.
-    engine
+    engine : {'auto', 'python'}, default 'auto'
         ``"auto"`` uses the pyarrow fast path when it can; ``"python"`` forces the
         line-by-line parser (same result, slower; for tests).
-
-    Lines end with ``\n``, ``\r\n`` or ``\r``. A line starting with ``#`` is data when it is a
-    well-formed run line (a query id such as ``#1``); otherwise it is a comment, skipped with a
-    :class:`~pdeval.errors.PdevalWarning` naming the file, the count and the first line. The
-    rank may be an integral float (``1.0``).
 
     Returns
     -------
@@ -96,9 +105,24 @@ def read_run(
         ``path``/``line`` attributes), or an empty file.
     DuplicateError, SchemaError
         See ``duplicates``, ``name`` and ``run_from``.
+
+    See Also
+    --------
+    read_qrels : Read a qrels file.
+    write_run : Write a run frame as TREC run files.
+    read_table : Read a Parquet or Arrow IPC file.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": "bm25", "query_id": ["1", "1", "2"],
+    ...                     "doc_id": ["d1", "d2", "d1"], "score": [2.0, 1.0, 0.5]})
+    >>> paths = pdeval.write_run(run, "runs/")
+    >>> pdeval.read_run("runs/")
+        run query_id doc_id  score  rank
+    0  bm25        1     d1    2.0     1
+    1  bm25        1     d2    1.0     2
+    2  bm25        2     d1    0.5     1
     """
-    if run_from not in ("file", "tag"):
-        raise SchemaError(f"run_from must be 'file' or 'tag', not {run_from!r}")
     if is_source(source):  # Parquet / Arrow IPC, Polars, Arrow, ranx, ir_datasets records
         frame = read_source(source)
         if name is not None:
@@ -106,8 +130,6 @@ def read_run(
                 raise SchemaError("name= takes one run name for a frame, records or table files")
             frame = frame.assign(run=name)
         return as_run(frame, duplicates=duplicates)
-    if engine not in ("auto", "python"):
-        raise SchemaError(f"engine must be 'auto' or 'python', not {engine!r}")
     files = resolve_sources(source)
     if run_from == "tag":
         if name is not None:

@@ -15,8 +15,10 @@ from typing import Any, Literal, Optional, Union
 
 import pandas as pd
 
+from pdeval.common.contract import Choice, FilePath, Nullable, contract
 from pdeval.errors import MissingFileError, ParseError, SchemaError
 from pdeval.frames import canonical as frames
+from pdeval.frames.domains import Frame
 from pdeval.frames.foreign import to_frame, to_pandas
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -65,6 +67,7 @@ def load_table(path: PathLike) -> pd.DataFrame:
     return to_pandas(table)
 
 
+@contract(source=FilePath(), kind=Nullable(Choice("run", "qrels", "result")))
 def read_table(source: PathLike, kind: Optional[Literal["run", "qrels", "result"]] = None) -> pd.DataFrame:
     """Read a run, qrels or result frame from a Parquet or Arrow IPC file (``source``).
 
@@ -83,20 +86,32 @@ def read_table(source: PathLike, kind: Optional[Literal["run", "qrels", "result"
     -------
     DataFrame
         The validated frame.
+
+    See Also
+    --------
+    write_table : Write a frame as Parquet or Arrow IPC.
+    read_run : Read TREC run files (and table files among them).
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    >>> path = pdeval.write_table(qrels, "qrels.parquet")
+    >>> pdeval.read_table(path)
+      query_id doc_id  relevance
+    0        1     d1          1
+    1        1     d2          0
     """
-    path = source
-    frame = load_table(path)
+    frame = load_table(source)
     kind = kind or frames.frame_kind(frame)
     if kind is None:
         raise SchemaError(
-            f"{str(path)!r} holds columns {list(frame.columns)}: neither a run, qrels nor result frame"
+            f"{str(source)!r} holds columns {list(frame.columns)}: neither a run, qrels nor result frame"
         )
     check = {"run": frames.as_run, "qrels": frames.as_qrels, "result": frames.as_result}
-    if kind not in check:
-        raise SchemaError(f"kind must be 'run', 'qrels' or 'result', not {kind!r}")
     return check[kind](frame)
 
 
+@contract(frame=Frame("any", foreign=True), path=FilePath())
 def write_table(frame: Any, path: PathLike) -> Path:
     """Write a frame (pandas, Polars or Arrow) as Parquet or Arrow IPC, by the file's
     suffix; return the path. Columns and types are kept, so :func:`read_table` gives the
@@ -113,6 +128,20 @@ def write_table(frame: Any, path: PathLike) -> Path:
     -------
     Path
         The path written.
+
+    See Also
+    --------
+    read_table : Read the file back.
+    write_run : Write a run frame as TREC run files.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": ["a"], "query_id": ["1"], "measure": ["AP"], "value": [0.5]})
+    >>> pdeval.write_table(result, "result.arrow").name
+    'result.arrow'
+    >>> pdeval.read_table("result.arrow")
+      run query_id measure  value
+    0   a        1      AP    0.5
     """
     import pyarrow as pa
     import pyarrow.feather as feather

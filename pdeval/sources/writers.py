@@ -18,9 +18,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pdeval.common.contract import Boolean, FilePath, Nullable, Text, contract
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import ColumnWarning, MissingFileError, SchemaError, warn
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
+from pdeval.frames.domains import Frame
 from pdeval.sources.paths import COMPRESSION_SUFFIXES, RUN_EXTENSIONS, PathLike, run_name
 
 __all__ = ["write_qrels", "write_run"]
@@ -90,6 +92,7 @@ def _is_directory_target(path: Path, raw: PathLike, per_run: Optional[bool]) -> 
     return path.is_dir() or (isinstance(raw, str) and raw.endswith(("/", os.sep)))
 
 
+@contract(run=Frame("run"), path=FilePath(), per_run=Nullable(Boolean()), suffix=Text("a file suffix such as '.txt'"))
 def write_run(
     run: pd.DataFrame, path: PathLike, *, per_run: Optional[bool] = None, suffix: str = ".txt"
 ) -> list[Path]:
@@ -127,6 +130,22 @@ def write_run(
     -------
     list of Path
         The files written.
+
+    See Also
+    --------
+    read_run : Read the files back.
+    write_qrels : Write a qrels frame.
+    write_table : Write any frame as Parquet or Arrow IPC.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["bm25", "bm25", "dfr"], "query_id": ["1", "1", "1"],
+    ...                     "doc_id": ["d1", "d2", "d1"], "score": [2.0, 1.0, 0.5]})
+    >>> [p.name for p in pdeval.write_run(run, "runs/")]
+    ['bm25.txt', 'dfr.txt']
+    >>> print(open("runs/bm25.txt").read(), end="")
+    1 Q0 d1 1 2 bm25
+    1 Q0 d2 2 1 bm25
     """
     frame = as_run(run)
     for column in ("run", "query_id", "doc_id"):
@@ -155,6 +174,7 @@ def write_run(
     return [target]
 
 
+@contract(qrels=Frame("qrels", variants=False), path=FilePath())
 def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     """Write a qrels frame as a TREC qrels file ``query_id 0 doc_id relevance``; return the path.
 
@@ -175,6 +195,20 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     -------
     Path
         The path written.
+
+    See Also
+    --------
+    read_qrels : Read the file back.
+    write_run : Write a run frame.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    >>> pdeval.write_qrels(qrels, "qrels.txt").name
+    'qrels.txt'
+    >>> print(open("qrels.txt").read(), end="")
+    1 0 d1 1
+    1 0 d2 0
     """
     frame = as_qrels(qrels)
     keys = variant_keys(frame)

@@ -19,13 +19,16 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import FilePath, Nullable, contract
 from pdeval.errors import ParseError, SchemaError
+from pdeval.frames.domains import Frame
 
 __all__ = ["read_zscores", "write_zscores"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+@contract(source=FilePath())
 def read_zscores(source: PathLike) -> pd.DataFrame:
     """Read a trec_eval z-score file.
 
@@ -46,6 +49,20 @@ def read_zscores(source: PathLike) -> pd.DataFrame:
         A line without exactly four fields (trec_eval: "Malformed line") or whose numbers
         do not read as numbers (where trec_eval's ``atof`` would silently read 0), with the
         file and the line number.
+
+    See Also
+    --------
+    write_zscores : Write a z-score file.
+    zscore_table : The z-score table of reference runs.
+    standardize : Standardise results with it.
+
+    Examples
+    --------
+    >>> _ = open("zscores.txt", "w").write("1 map 0.25 0.1\\n2 map 0.5 0.2\\n")
+    >>> pdeval.read_zscores("zscores.txt")
+      query_id measure  mean  stddev
+    0        1     map  0.25     0.1
+    1        2     map  0.50     0.2
     """
     text = Path(source).read_bytes().decode("utf-8")
     rows = []
@@ -65,6 +82,7 @@ def read_zscores(source: PathLike) -> pd.DataFrame:
         {"mean": np.float64, "stddev": np.float64})
 
 
+@contract(table=Frame("any"), path=Nullable(FilePath()))
 def write_zscores(table: pd.DataFrame, path: PathLike = None) -> str:
     """Write a z-score table (``query_id``, ``measure``, ``mean``, ``stddev``) in trec_eval's
     format, numbers with 17 significant digits (read back exactly); return the text.
@@ -83,6 +101,19 @@ def write_zscores(table: pd.DataFrame, path: PathLike = None) -> str:
     -------
     str
         The text of the file.
+
+    See Also
+    --------
+    read_zscores : Read a z-score file.
+    zscore_table : The z-score table of reference runs.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"query_id": ["1", "2"], "measure": ["map", "map"],
+    ...                       "mean": [0.25, 0.5], "stddev": [0.1, 0.2]})
+    >>> print(pdeval.write_zscores(table, "zscores.txt"), end="")
+    1	map	0.25	0.10000000000000001
+    2	map	0.5	0.20000000000000001
     """
     missing = [c for c in ("query_id", "measure", "mean", "stddev") if c not in table.columns]
     if missing:
