@@ -30,8 +30,10 @@ import pandas as pd
 
 import pyarrow.compute as pc
 
+from pdeval.common.contract import Boolean, Choice, Text, contract
 from pdeval.errors import ParseError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import DuplicatePolicy, as_qrels, canonicalize
+from pdeval.frames.domains import DUPLICATES, Frame
 from pdeval.sources.blocks import read_bytes
 from pdeval.sources.checks import validate_with_path
 from pdeval.sources.tokens import fast_tokens, first_lines, python_lines, string_series
@@ -265,6 +267,8 @@ def _grades(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     return values.astype(np.int64)
 
 
+@contract(prels=Frame("any"), mixed=Boolean(), topics=Choice("all", "neu", "mixed"), valid_only=Boolean(),
+          duplicates=DUPLICATES, source=Text())
 def prels_qrels(
     prels: pd.DataFrame,
     *,
@@ -317,6 +321,25 @@ def prels_qrels(
     -------
     DataFrame
         ``query_id, doc_id, relevance, inclusion_prob``.
+
+    See Also
+    --------
+    read_qrels : Reads prels files (``format='prels'``) by these rules.
+    write_qrels : Writes them back (an ``inclusion_prob`` column writes prels).
+
+    Examples
+    --------
+    >>> prels = pd.DataFrame({"query_id": ["1", "1", "1"], "doc_id": ["d1", "d2", "d3"],
+    ...                       "relevance": [1, 0, -999], "method": [1, 1, 1],
+    ...                       "inclusion_prob": [0.5, 0.25, 0.1]})
+    >>> pdeval.prels_qrels(prels)  # doctest: +SKIP
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     print(pdeval.prels_qrels(prels))
+      query_id doc_id  relevance  inclusion_prob
+    0        1     d1          1            0.50
+    1        1     d2          0            0.25
     """
     if topics not in ("all", "neu", "mixed"):
         raise SchemaError(f"topics must be 'all', 'neu' or 'mixed', not {topics!r}")

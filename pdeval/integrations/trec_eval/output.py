@@ -18,8 +18,10 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import Boolean, FilePath, Integer, Nullable, contract
 from pdeval.errors import MeasureError, PdevalError
 from pdeval.frames.canonical import as_result, result_keys
+from pdeval.frames.domains import Frame
 from pdeval.measures import parse, parse_all
 from pdeval.measures.trec_sets import relstring
 
@@ -226,6 +228,7 @@ def tsv_text(table: pd.DataFrame, names: dict, counts: set, runids: Optional[dic
     return "\n".join(lines.tolist()) + "\n"
 
 
+@contract(result=Frame("any"), path=Nullable(FilePath()), per_topic=Boolean(), digits=Nullable(Integer(0, 17)))
 def write_trec_eval(
     result: pd.DataFrame,
     path: Optional[PathLike] = None,
@@ -237,14 +240,14 @@ def write_trec_eval(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame (``run``, ``query_id``, ``measure``, ``value``); a frame without
         ``run`` is one run named ``run``.
-    path
+    path : str or path, optional
         Where to write the text (default: only return it).
-    per_topic
+    per_topic : bool, default True
         Per-topic lines (``trec_eval -q``) first; ``False`` leaves them out.
-    digits
+    digits : int, optional
         Decimals of the values (trec_eval's 4; ``None`` prints the shortest text that reads
         back exactly).
 
@@ -261,6 +264,22 @@ def write_trec_eval(
     ------
     PdevalError
         When the result has variant keys (``level``, ``sample``): select one variant first.
+
+    See Also
+    --------
+    read_trec_eval : Read trec_eval output.
+    evaluate : The result frame written here.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": "bm25", "query_id": ["1", "2"], "measure": "AP",
+    ...                        "value": [0.5, 0.25]})
+    >>> print(pdeval.write_trec_eval(result), end="")  # doctest: +NORMALIZE_WHITESPACE
+    map   1   0.5000
+    map   2   0.2500
+    runid all bm25
+    num_q all 2
+    map   all 0.3750
     """
     result = as_result(result)
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]
