@@ -19,7 +19,9 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import Choice, Integer, ListOf, Nullable, Text, contract
 from pdeval.errors import PdevalError
+from pdeval.frames.domains import Frame
 from pdeval.engine.ids import byte_order_keys
 
 ScorePrecision = Literal["float64", "float32"]
@@ -309,6 +311,8 @@ def ranks_within(offsets: np.ndarray) -> np.ndarray:
     return np.arange(offsets[-1], dtype=np.int64) - starts + 1
 
 
+@contract(run=Frame("run"), by=Nullable(ListOf(Text("a column name"), min_len=0)),
+          score_precision=Choice("float64", "float32"), depth=Nullable(Integer(1)))
 def rank_run(
     run: pd.DataFrame,
     *,
@@ -338,10 +342,22 @@ def rank_run(
     -------
     DataFrame
         The run in trec_eval order with a 1-based ``rank`` column.
+
+    See Also
+    --------
+    evaluate : Ranks the same way before computing measures.
+    write_run : Writes the ranks computed here.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": "a", "query_id": "1", "doc_id": ["d1", "d2", "d3"],
+    ...                     "score": [1.0, 3.0, 1.0]})
+    >>> pdeval.rank_run(run, depth=2)
+      run query_id doc_id  score  rank
+    0   a        1     d2    3.0     1
+    1   a        1     d3    1.0     2
     """
-    keys = ["run", *([by] if isinstance(by, str) else (by or ())), "query_id"]
-    if depth is not None and depth < 1:
-        raise PdevalError(f"depth must be a positive integer, not {depth!r}")
+    keys = ["run", *(by or ()), "query_id"]
     group = run.groupby(keys, sort=True, observed=True).ngroup().to_numpy(dtype=np.int64)
     score = scores_for_ordering(run["score"].to_numpy(), score_precision)
     order = trec_order(group, score, byte_order_keys(run["doc_id"]))

@@ -22,9 +22,11 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import Boolean, ListOf, Nullable, Text, contract
 from pdeval.errors import PdevalWarning, SchemaError, warn
 from pdeval.evaluation.bounds import summarize_bounds
 from pdeval.frames.canonical import as_result, result_keys
+from pdeval.frames.domains import Frame
 
 __all__ = ["split_keys", "summarize", "require_systems", "ScoreMatrix", "score_matrices"]
 
@@ -82,6 +84,8 @@ def split_keys(
     return by_list, averaged
 
 
+@contract(result=Frame("result"), by=Nullable(ListOf(Text("a column name"), min_len=0)),
+          system=Text("a column name"), wide=Boolean())
 def summarize(
     result: pd.DataFrame,
     *,
@@ -122,6 +126,25 @@ def summarize(
         Not a result frame, or a bad ``system``/``by``; a frame of :func:`pdeval.estimate`
         (its run means with intervals computed jointly over the topics come from
         ``estimate(..., level="run")``; averaging per-topic intervals would not give them).
+
+    See Also
+    --------
+    evaluate : The result frame summarised here.
+    compare : Significance tests between the systems.
+    write_trec_eval : The means as trec_eval's ``all`` lines.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": ["a", "a", "b", "b"], "query_id": ["1", "2", "1", "2"],
+    ...                        "measure": "AP", "value": [0.5, 0.25, 0.75, 0.5]})
+    >>> pdeval.summarize(result)
+      run measure  value  topics  undefined
+    0   a      AP  0.375       2          0
+    1   b      AP  0.625       2          0
+    >>> pdeval.summarize(result, wide=True)
+      run     AP
+    0   a  0.375
+    1   b  0.625
     """
     if {"low", "high", "residual"} <= set(result.columns):
         return summarize_bounds(result, wide=wide)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import Anything, Boolean, contract
 from pdeval.errors import MeasureError
 from pdeval.measures.foreign import ir_measure_text, is_ir_measure
 from pdeval.engine.segments import QrelsTable, Segments
@@ -432,6 +433,10 @@ def _suggest(name: str) -> list[str]:
     return list(dict.fromkeys(REGISTRY[_LOOKUP[c]].name for c in close))
 
 
+@contract(
+    measure=Anything(why="parse is the measure domain itself: anything but a measure raises MeasureError naming it"),
+    judged_only=Boolean(),
+)  # **overrides: each measure's own parameters check their names and values (MeasureError)
 def parse(measure: Union[str, Measure], *, judged_only: bool = False, **overrides: Any) -> Measure:
     """Parse a measure string (or pass a :class:`Measure` through).
 
@@ -457,6 +462,18 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     ------
     MeasureError
         An unknown measure or parameter, with the closest known names.
+
+    See Also
+    --------
+    available_measures : Every measure and its parameters.
+    evaluate : Takes the same measure strings.
+
+    Examples
+    --------
+    >>> str(pdeval.parse_measure("nDCG@10", judged_only=True))
+    "nDCG'@10"
+    >>> str(pdeval.parse_measure("AP", rel=2))
+    'AP(rel=2)'
     """
     if isinstance(measure, Measure):
         if judged_only and not measure.judged_only and measure.spec.no_prime:
@@ -549,6 +566,7 @@ def parse_all(
     return list(unique.values())
 
 
+@contract()
 def available() -> pd.DataFrame:
     """Every registered measure with its parameters and how it treats documents.
 
@@ -558,6 +576,16 @@ def available() -> pd.DataFrame:
         One row per registered measure: ``measure``, ``parameters`` (with their defaults),
         ``cutoff``, its treatment of unjudged, pooled and unretrieved documents, and its
         ``reference``.
+
+    See Also
+    --------
+    parse_measure : Parse one measure string.
+
+    Examples
+    --------
+    >>> table = pdeval.available_measures()
+    >>> "AP" in set(table["measure"])
+    True
     """
     rows = []
     for spec in REGISTRY.values():
