@@ -23,7 +23,27 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import ALIEN, Domain, Refused, contract
 from pdeval.errors import SchemaError
+
+
+class RanxObject(Domain):
+    """A ranx ``Run`` or ``Qrels``, or a dict or list of ranx runs."""
+
+    text = "a ranx Run or Qrels, or a dict or list of ranx runs"
+
+    def convert(self, value: Any) -> Any:
+        if _module_of(value) == "ranx" or _ranx_runs(value):
+            return value
+        raise Refused(error=SchemaError)
+
+    def outside(self) -> list:
+        return [ALIEN, None, "run.txt", pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"], "score": [1.0]})]
+
+    def example(self) -> Any:
+        import ranx
+
+        return ranx.Run({"1": {"d1": 1.0, "d2": 0.5}}, name="bm25")
 
 
 def _module_of(obj: Any) -> str:
@@ -121,6 +141,7 @@ def _run_frame(run: Any, name: Any) -> pd.DataFrame:
     )
 
 
+@contract(obj=RanxObject())
 def from_ranx(obj: Any) -> pd.DataFrame:
     """ranx objects as pdeval frames.
 
@@ -138,11 +159,25 @@ def from_ranx(obj: Any) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
+        The run frame or the qrels frame.
 
     Raises
     ------
     SchemaError
         Anything else, or runs of a list whose names repeat.
+
+    See Also
+    --------
+    to_ranx : The way back.
+    read_run : Reads ranx objects too.
+
+    Examples
+    --------
+    >>> import ranx
+    >>> pdeval.from_ranx(ranx.Run({"1": {"d1": 2.0, "d2": 1.0}}, name="bm25"))
+        run query_id doc_id  score
+    0  bm25        1     d1    2.0
+    1  bm25        1     d2    1.0
     """
     import ranx
 

@@ -11,7 +11,9 @@ from typing import Any, Union
 
 import pandas as pd
 
+from pdeval.common.contract import contract
 from pdeval.errors import SchemaError
+from pdeval.frames.domains import Frame
 from pdeval.frames.foreign import from_ranx
 
 
@@ -22,6 +24,7 @@ def _nested(frame: pd.DataFrame, value: str) -> dict:
     return nested
 
 
+@contract(frame=Frame("run", "qrels", foreign=True))
 def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
     """A run frame as a ranx ``Run`` named after its ``run`` column (a dict ``{name: Run}``
     when it holds several runs), or a qrels frame as a ranx ``Qrels``.
@@ -39,6 +42,17 @@ def to_ranx(frame: Any) -> Union["ranx.Run", "ranx.Qrels", dict]:  # noqa: F821
     -------
     ranx.Run, dict of ranx.Run, or ranx.Qrels
         The run (one run), the runs by name (several) or the qrels.
+
+    See Also
+    --------
+    from_ranx : The way back.
+    evaluate : pdeval's own evaluation of the same frames.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    >>> dict(pdeval.to_ranx(qrels).to_dict())
+    {'1': {'d1': 1, 'd2': 0}}
     """
     import ranx
 
