@@ -144,10 +144,21 @@ def test_pt_experiment_takes_pdeval_measures_and_tests(clef):
 
 def test_unknown_test_or_correction_is_refused_even_without_a_baseline():
     result = pd.DataFrame({"run": ["a", "b"], "query_id": ["1", "1"], "measure": "AP", "value": [0.1, 0.2]})
-    with pytest.raises(pdeval.errors.PdevalError, match="test must be one of"):
+    with pytest.raises(pdeval.errors.PdevalError, match=r"experiment\(\): test='bogus' is not one of 't'"):
         pdeval.experiment(result, None, ["AP"], test="bogus")
-    with pytest.raises(pdeval.errors.PdevalError, match="correction must be"):
+    with pytest.raises(pdeval.errors.PdevalError, match=r"experiment\(\): correction='sidak' is not None or one of"):
         pdeval.experiment(result, None, ["AP"], baseline="a", correction="sidak")
+
+
+def test_the_method_of_a_run_frame_is_the_function():
+    """Issue: run.ir.experiment(qrels, ...) must give pdeval.experiment(run, qrels, ...)."""
+    run = pd.DataFrame({"run": ["a", "a", "b", "b"], "query_id": "1", "doc_id": ["d1", "d2", "d1", "d2"],
+                        "score": [2.0, 1.0, 1.0, 2.0]})
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    expected = pdeval.experiment(run, qrels, ["AP"], baseline="a")
+    pd.testing.assert_frame_equal(run.ir.experiment(qrels, ["AP"], baseline="a"), expected)
+    result = pdeval.evaluate(run, qrels, "AP")
+    pd.testing.assert_frame_equal(result.ir.experiment(measures="AP", baseline="a"), expected)
 
 
 def test_baseline_is_the_first_run_given_in_the_order_given(clef):

@@ -25,11 +25,16 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import (
+    Boolean, Callable_, Choice, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real, Text, contract,
+)
 from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.frames.domains import Frame
+from pdeval.measures.domains import Measures
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.analysis.scores import score_matrices
 from pdeval.common.seeds import Seed
-from pdeval.analysis.significance import adjust_pvalues, check_test, compare
+from pdeval.analysis.significance import CORRECTIONS, TESTS, adjust_pvalues, compare
 
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
 
@@ -117,6 +122,20 @@ def _result_of(
     return evaluate_frames(runs, qrels, measures, options), order
 
 
+@contract(
+    runs=OneOf(Frame("run", "result", foreign=True), ListOf(Frame("run", foreign=True), lone=False),
+               MappingOf(Text("a run name"), Frame("run", foreign=True), min_len=1)),
+    qrels=Nullable(Frame("qrels", foreign=True)),
+    measures=Nullable(Measures()),
+    baseline=Nullable(OneOf(Integer(0), Text("a run name"))),
+    test=OneOf(Choice(*TESTS), Callable_("a scipy.stats.ttest_rel-like callable")),
+    correction=Nullable(Choice(*CORRECTIONS)),
+    alpha=Real(0, 1, closed="neither"),
+    names=Nullable(ListOf(Text("a run name"), lone=False, unique=True)),
+    wide=Boolean(),
+    seed=Nullable(OneOf(Integer(0), Instance((np.random.Generator,), "a numpy.random.Generator"))),
+    complete=Boolean(),
+)
 @takes_engine_options
 def experiment(
     runs: Any,
@@ -138,37 +157,45 @@ def experiment(
 
     Parameters
     ----------
-    runs
+    runs : DataFrame, list of DataFrame, or dict of str to DataFrame
         A run frame holding several runs (``run`` column), a list of run frames (named by
         ``names`` or their ``run`` column), a dict ``{name: run}`` (as ``pt.Experiment``
         takes; a dict of ranx ``Run`` objects too), or an evaluated result frame (also
         PyTerrier's per-query frame ``name, qid, measure, value``). Polars, Arrow and ranx
         objects work too. The rows keep the order given: the list's (or dict's) order, else
         the order in which runs first appear in the frame.
-    qrels, measures
+    qrels : DataFrame, optional
+        The qrels to evaluate runs with.
+    measures : str or list of str, optional
         Used to evaluate runs (:func:`pdeval.evaluate` with the engine options below). For a
         result frame, ``measures`` selects measures. Scores are ordered at pdeval's default
         precision (64 bits, as trec_eval 10); ``score_precision="float32"`` gives
         ``pt.Experiment``'s numbers exactly (its ir_measures provider, pytrec_eval, rounds
         scores to 32 bits; pdeval measures inside ``pt.Experiment`` do the same, see
         :func:`pdeval.integrations.ir_measures.measure`).
-    baseline
+    baseline : str or int, optional
         The baseline run: its name, or its position in the order given (``baseline=0`` is
         the first run given, as in ``pt.Experiment``; not the alphabetically first).
-    test
+    test : {'t', 'wilcoxon', 'sign', 'permutation', 'bootstrap'} or callable, default 't'
         One of :func:`pdeval.compare`'s tests (``"t"`` -- the paired t-test, PyTerrier's
         default -- ``"wilcoxon"``, ``"sign"``, ``"permutation"``, ``"bootstrap"``) or a
         ``scipy.stats.ttest_rel``-like callable whose result's second item is the p-value.
-    correction
+    correction : {'holm', 'bonferroni', 'fdr_bh'}, optional
         ``None``, ``"holm"``, ``"bonferroni"`` or ``"fdr_bh"``: applied per measure over the
         runs compared with the baseline (PyTerrier's family); rejects at ``alpha``.
-    wide
+    alpha : float, default 0.05
+        The level of the tests (``significant``, ``reject``).
+    names : list of str, optional
+        The names of the runs of a list (default: their ``run`` column).
+    wide : bool, default True
         ``True``: PyTerrier's layout -- ``name``, one column of means per measure, then per
         measure ``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` and with a correction
         ``"<m> reject"``, ``"<m> p-value corrected"``; the baseline's cells are empty
         (its ``reject`` is False).
         ``False``: a tidy frame ``run, measure, value, improved, degraded, p_value,
         p_adjusted, significant``.
+    seed : int, numpy.random.Generator or None, default 0
+        Randomness of the permutation and bootstrap tests.
     complete : bool, default True
         trec_eval ``-c``: every run on every qrels topic, as ``pt.Experiment`` scores a topic a
         run lacks as 0.
@@ -186,6 +213,22 @@ def experiment(
         keys in the result, or runs without qrels and measures.
     PdevalError
         For an unknown or invalid engine option.
+
+    See Also
+    --------
+    compare : The significance tests, in a tidy frame.
+    summarize : The means alone.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["bm25"] * 4 + ["dfr"] * 4,
+    ...                     "query_id": ["1", "1", "2", "2"] * 2, "doc_id": ["d1", "d2"] * 4,
+    ...                     "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 2.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["d1", "d1"], "relevance": [1, 1]})
+    >>> run.ir.experiment(qrels, "AP")
+       name   AP
+    0  bm25  1.0
+    1   dfr  0.5
     """
     engine = EngineOptions.of({**options, "complete": complete}, where="experiment")
     result, given = _result_of(runs, qrels, measures, names, engine)
@@ -203,7 +246,6 @@ def experiment(
         baseline = order[baseline]
     if baseline is not None and baseline not in order:
         raise SchemaError(f"baseline {baseline!r} is not one of the runs {order}")
-    check_test(None if callable(test) else test, correction)  # also when no baseline uses them
     if correction is not None and baseline is None:
         raise SchemaError("a correction needs a baseline (the family is the runs compared with it)")
     means = result.groupby(["run", "measure"], sort=False)["value"].mean()
