@@ -152,9 +152,9 @@ def test_unknown_test_or_correction_is_refused_even_without_a_baseline():
 
 def test_the_method_of_a_run_frame_is_the_function():
     """Issue: run.ir.experiment(qrels, ...) must give pdeval.experiment(run, qrels, ...)."""
-    run = pd.DataFrame({"run": ["a", "a", "b", "b"], "query_id": "1", "doc_id": ["d1", "d2", "d1", "d2"],
-                        "score": [2.0, 1.0, 1.0, 2.0]})
-    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    run = pd.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "query_id": ["1", "1", "2", "2"] * 2,
+                        "doc_id": ["d1", "d2"] * 4, "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["d1", "d1"], "relevance": [1, 1]})
     expected = pdeval.experiment(run, qrels, ["AP"], baseline="a")
     pd.testing.assert_frame_equal(run.ir.experiment(qrels, ["AP"], baseline="a"), expected)
     result = pdeval.evaluate(run, qrels, "AP")
