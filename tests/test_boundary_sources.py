@@ -209,3 +209,25 @@ def test_the_python_api_says_when_qrels_are_given_as_a_run(tmp_path):
     with pytest.raises(SchemaError, match=r"is it the qrels, given as the run\? The run comes first"):
         pdeval.evaluate(frame, run, "AP")
     assert isinstance(SchemaError("x"), PdevalError)
+
+
+@pytest.mark.parametrize("lines, line", [
+    ("1 d1 1 1 0.5\n1 d2 1 x 0.5\n1 d3 1 1\n", 2),     # a bad method before a short line
+    ("1 d1 1 1 0.5\n1 d2 x 1 0.5\n1 d3 1 1 7\n", 2),   # a bad relevance before a bad probability
+    ("1 d1 1 1 abc\n1 d2 x 1 0.5\n", 1),               # a bad probability before a bad relevance
+])
+def test_prels_errors_name_the_first_bad_line(tmp_path, lines, line):
+    """Issue: read_qrels(format='prels') named a later line than the first bad one (the checks
+    went field by field, and a short line anywhere was reported before any bad value)."""
+    path = tmp_path / "prels.txt"
+    path.write_text(lines)
+    with pytest.raises(ParseError) as raised:
+        pdeval.read_qrels(path, format="prels")
+    assert raised.value.line == line and f"line {line}:" in str(raised.value)
+
+
+def test_sample_eval_errors_name_the_first_bad_line(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("1 0 d1 s1 1\n1 0 d2 s1 x\n1 0 d3 s1\n")
+    with pytest.raises(ParseError, match="line 2:"):
+        pdeval.read_qrels(path, format="sample_eval")

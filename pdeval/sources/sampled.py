@@ -130,10 +130,11 @@ def detect_format(data: bytes, path: str = "<qrels>") -> str:
     )
 
 
-def _columns(data: bytes, path: str, layout: str) -> tuple[np.ndarray, list[pd.Series]]:
+def _columns(data: bytes, path: str, layout: str, errors: list) -> tuple[np.ndarray, list[pd.Series]]:
     """Line numbers and the five fields of every data line as string Series (pyarrow's
-    tokenizer when it is there and every line has five fields; else line by line, which
-    names the first bad line)."""
+    tokenizer when it is there and every line has five fields; else line by line). A line
+    without five fields is left out and its error added to ``errors``, so that the error
+    raised (:func:`_raise_first`) is the first bad line's, whatever its fault."""
     got = fast_tokens(data)
     if got is not None:
         tokens, numbers, _, _ = got
@@ -141,22 +142,32 @@ def _columns(data: bytes, path: str, layout: str) -> tuple[np.ndarray, list[pd.S
         if len(tokens) and pc.min(lengths).as_py() == 5 and pc.max(lengths).as_py() == 5:
             return numbers, [string_series(pc.list_element(tokens, i)) for i in range(5)]
     numbers, fields = _lines(data, path)
-    for number, parts in zip(numbers, fields):
-        if len(parts) != 5:
-            raise ParseError(f"expected 5 whitespace-separated fields ({layout}), found {len(parts)}", path, number)
+    short = next(((n, len(parts)) for n, parts in zip(numbers, fields) if len(parts) != 5), None)
+    if short is not None:
+        errors.append(ParseError(f"expected 5 whitespace-separated fields ({layout}), found {short[1]}", path, short[0]))
+        kept = [(n, parts) for n, parts in zip(numbers, fields) if len(parts) == 5]
+        numbers, fields = [n for n, _ in kept], [parts for _, parts in kept]
     if not fields:
-        raise ParseError(f"the file holds no judgment line; expected lines of {layout}", path)
+        raise errors[0] if errors else ParseError(f"the file holds no judgment line; expected lines of {layout}", path)
     columns = list(zip(*fields))
     return np.asarray(numbers), [pd.Series(column, dtype="str") for column in columns]
 
 
-def _integers(values: pd.Series, numbers: np.ndarray, path: str, what: str) -> np.ndarray:
+def _integers(values: pd.Series, numbers: np.ndarray, path: str, what: str, errors: list) -> np.ndarray:
+    """The integers of ``values``; the first that is none is added to ``errors`` (read as 0)."""
     converted = pd.to_numeric(values, errors="coerce")
     bad = converted.isna().to_numpy() | ~values.str.match(_INT.pattern).to_numpy(dtype=bool)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise ParseError(f"the {what} {values.iloc[first]!r} is not an integer", path, int(numbers[first]))
+        errors.append(ParseError(f"the {what} {values.iloc[first]!r} is not an integer", path, int(numbers[first])))
+        converted = converted.where(~bad, 0)
     return converted.to_numpy(dtype=np.int64)
+
+
+def _raise_first(errors: list) -> None:
+    """Raise the error of the earliest line among those found field by field."""
+    if errors:
+        raise min(errors, key=lambda error: error.line)
 
 
 def parse_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "error") -> pd.DataFrame:
@@ -167,15 +178,11 @@ def parse_sample_eval(data: bytes, path: str, duplicates: DuplicatePolicy = "err
     (topic, docno) is a :class:`~pdeval.errors.DuplicateError` by default: the script would
     count it twice in its stratum but keep only its last judgment.
     """
-    numbers, columns = _columns(data, path, "topic iteration docno stratum relevance")
-    frame = pd.DataFrame(
-        {
-            "query_id": columns[0],
-            "doc_id": columns[2],
-            "stratum": columns[3],
-            "relevance": _integers(columns[4], numbers, path, "relevance (field 5)"),
-        }
-    )
+    errors: list = []
+    numbers, columns = _columns(data, path, "topic iteration docno stratum relevance", errors)
+    relevance = _integers(columns[4], numbers, path, "relevance (field 5)", errors)
+    _raise_first(errors)
+    frame = pd.DataFrame({"query_id": columns[0], "doc_id": columns[2], "stratum": columns[3], "relevance": relevance})
     return validate_with_path(frame, ["query_id", "doc_id"], numbers, duplicates, path, "qrels").reset_index(drop=True)
 
 
@@ -209,32 +216,30 @@ def parse_prels(
     ``statAP_MQ_eval``'s reading rules (:func:`prels_qrels`). A probability that is neither a
     number in [0, 1] nor ``NA`` is a :class:`~pdeval.errors.ParseError` naming its line (the
     script would skip it silently; no published prels file holds one)."""
-    numbers, columns = _columns(data, path, "topic docno relevance method inclusion-probability")
+    errors: list = []
+    numbers, columns = _columns(data, path, "topic docno relevance method inclusion-probability", errors)
+    relevance = _integers(columns[2], numbers, path, "relevance (field 3)", errors)
+    method = _integers(columns[3], numbers, path, "method (field 4)", errors)
     prob_text = columns[4]
     number = prob_text.str.match(_NUMBER.pattern).to_numpy(dtype=bool)
     bad = ~number & (prob_text != "NA").to_numpy()
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise ParseError(
+        errors.append(ParseError(
             f"the inclusion probability {prob_text.iloc[first]!r} is neither a number nor NA", path, int(numbers[first])
-        )
+        ))
     prob = np.full(len(prob_text), np.nan)
     prob[number] = pd.to_numeric(prob_text[number]).to_numpy(dtype=np.float64)
     outside = (prob < 0) | (prob > 1)  # (NaN, for NA, is neither)
     if outside.any():
         first = int(np.flatnonzero(outside)[0])
-        raise ParseError(
+        errors.append(ParseError(
             f"the inclusion probability {prob_text.iloc[first]!r} (field 5) is outside [0, 1] ({int(outside.sum())} "
             "line(s) in all): not a probability. Fix the file, or read it as a frame and apply prels_qrels, which "
-            "skips such rows as statAP_MQ_eval does", path, int(numbers[first]))
+            "skips such rows as statAP_MQ_eval does", path, int(numbers[first])))
+    _raise_first(errors)
     frame = pd.DataFrame(
-        {
-            "query_id": columns[0],
-            "doc_id": columns[1],
-            "relevance": _integers(columns[2], numbers, path, "relevance (field 3)"),
-            "method": _integers(columns[3], numbers, path, "method (field 4)"),
-            "inclusion_prob": prob,
-        }
+        {"query_id": columns[0], "doc_id": columns[1], "relevance": relevance, "method": method, "inclusion_prob": prob}
     )
     negative = (frame["relevance"] < 0) & (frame["relevance"] != NOT_SAMPLED)
     if negative.any():
