@@ -181,6 +181,20 @@ def test_run_from_tag_evaluates_several_runs_of_one_file(capsys, tmp_path):
     assert sorted(out) == ["OTHER\tmap                   \tall\t0.1785", "STANDARD\tmap                   \tall\t0.1785"]
 
 
+def test_runs_sharing_a_tag_are_not_merged_by_a_duplicates_policy(capsys, tmp_path):
+    """Issue: --run-from tag --duplicates first merged four runs of one tag into one run."""
+    lines = (DATA / "results.test").read_text().splitlines()
+    shared = tmp_path / "shared.txt"
+    shared.write_text("\n".join(lines * 4) + "\n")
+    for policy in ("error", "first"):
+        code = main(["eval", "-m", "map", "--run-from", "tag", "--duplicates", policy, str(DATA / "qrels.test"),
+                     str(shared)])
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "STANDARD" in err and "several systems" in err and "--run-from file" in err
+        assert "--duplicates first|max" not in err
+
+
 def test_duplicates_policy_reaches_the_qrels(capsys, tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text((DATA / "qrels.test").read_text() + "301 0 FBIS3-10082 1\n")

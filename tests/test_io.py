@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pdeval
 import pdeval.sources.blocks
 import pdeval.sources.runparse
 from pdeval.errors import DuplicateError, ParseError, PdevalError, PdevalWarning, SchemaError
@@ -764,3 +765,38 @@ def test_the_csv_reader_gets_only_what_it_cannot_misread(data, accepted):
         for name in ("query_id", "doc_id", "tag", "score", "rank"):
             assert list(got.fields[name].to_pylist()) == list(expected.fields[name]), name
         assert list(got.line) == list(expected.line)
+
+
+@pytest.mark.parametrize("column", ["name", "runid", "model"])
+def test_a_system_column_not_called_run_is_not_merged(column):
+    """Issue: a run frame whose system column is `name`, `runid` or `model` was taken as one
+    run, and the duplicate error advised duplicates='first', which merged the systems."""
+    from pdeval.errors import ColumnWarning
+
+    run = pd.DataFrame({column: ["a", "a", "b", "b"], "query_id": "1", "doc_id": ["d1", "d2", "d1", "d2"],
+                        "score": [2.0, 1.0, 1.0, 2.0]})
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    for policy in ("error", "first", "max"):
+        with pytest.warns(ColumnWarning, match=rf"no 'run' column.*\['{column}'\]"):
+            with pytest.raises(DuplicateError, match=rf"several systems.*{column!r} differs") as raised:
+                pdeval.evaluate(run, qrels, "AP", duplicates=policy)
+        assert "Pass duplicates=" not in str(raised.value)
+    renamed = pdeval.evaluate(run.rename(columns={column: "run"}), qrels, "AP")
+    assert renamed["run"].tolist() == ["a", "b"]
+
+
+def test_runs_sharing_a_tag_in_one_file_are_never_merged(tmp_path):
+    """Issue: --run-from tag --duplicates first merged four runs of one tag into one."""
+    text = "".join(f"1 Q0 d1 1 2 same\n1 Q0 d2 2 1 same\n" for _ in range(4))
+    path = write(tmp_path, "runs.txt", text)
+    for policy in ("error", "first", "max"):
+        with pytest.raises(DuplicateError, match=r"several systems.*restarts.*run_from='file'"):
+            read_run(path, run_from="tag", duplicates=policy)
+
+
+def test_a_repeated_document_of_one_ranking_still_follows_the_policy(tmp_path):
+    path = write(tmp_path, "run.txt", "1 Q0 d1 1 3 x\n1 Q0 d2 2 2 x\n1 Q0 d1 3 1 x\n")
+    with pytest.raises(DuplicateError, match="Pass duplicates="):
+        read_run(path)
+    with pytest.warns(PdevalWarning, match="1 duplicate run row"):
+        assert read_run(path, duplicates="first")["doc_id"].tolist() == ["d1", "d2"]

@@ -480,7 +480,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             held.flush()
             return code
         except (_UsageError, PdevalError) as error:
-            hint = " (on the command line: --duplicates first|max)" if isinstance(error, DuplicateError) else ""
+            advised = isinstance(error, DuplicateError) and "Pass duplicates=" in str(error)
+            hint = " (on the command line: --duplicates first|max)" if advised else ""  # never for merged systems
             return _fail(prog, f"error: {_one_line(error)}{hint}", held)
         except BrokenPipeError:  # e.g. piped into head
             return 0

@@ -29,6 +29,7 @@ import pandas as pd
 
 from pdeval.errors import ColumnWarning, DuplicateError, IdWarning, PdevalWarning, SchemaError, warn
 from pdeval.common.arrow import arrow_chunks, is_string_chunk, string_buffers, take_sorted
+from pdeval.frames.systems import several_systems, unknown_run_columns
 
 RUN_REQUIRED = ("query_id", "doc_id", "score")
 QRELS_REQUIRED = ("query_id", "doc_id", "relevance")
@@ -328,6 +329,14 @@ def drop_duplicates(
     count = int(repeated.sum())
     if count == 0:
         return frame
+    systems = several_systems(frame, keys, value) if kind == "run" else None
+    if systems:  # no policy merges different systems into one run
+        raise DuplicateError(
+            f"the run has {count} repeated row(s) for the same ({', '.join(keys)}), first: "
+            f"{_first_rows(frame, repeated, keys)}; they look like several systems taken for one run: {systems}. "
+            "Name each system's rows in the 'run' column (e.g. frame.rename(columns={'name': 'run'})), or read run "
+            "files with run_from='file'; dropping rows (duplicates='first' or 'max') would merge different systems."
+        )
     if policy == "error":
         shown = _first_rows(frame, repeated, keys)
         hint = "duplicate documents"
@@ -392,6 +401,11 @@ def as_run(
     columns = {}
     if "run" not in frame.columns:
         columns["run"] = pd.Series("run", index=frame.index, dtype=object)
+        unknown = unknown_run_columns(frame, RUN_REQUIRED, by)
+        if unknown:
+            warn(f"the run frame has no 'run' column, so its rows are one run named 'run'; the column(s) {unknown} "
+                 f"are ignored. If {unknown[0]!r} names the systems, rename it: frame.rename(columns="
+                 f"{{{unknown[0]!r}: 'run'}}); drop the column(s) to silence this warning.", ColumnWarning)
     columns["query_id"] = _as_id(frame, "query_id", "run")
     columns["doc_id"] = _as_id(frame, "doc_id", "run")
     if "run" in frame.columns:
