@@ -90,6 +90,21 @@ def test_a_damaged_copy_is_refused_and_not_cached(tmp_path):
     assert not (tmp_path / "cache" / entry.local_path).exists()
 
 
+def test_a_truncated_download_is_refused_naming_it(tmp_path):
+    """Issue: datasets.load on a truncated download raised a raw EOFError."""
+    import gzip
+
+    entry = next(e for e in remote.manifest("clef2016") if e.role == "qrels")
+    mirror = tmp_path / "mirror"
+    (mirror / entry.local_path).parent.mkdir(parents=True)
+    whole = gzip.compress(b"1 0 doc 1\n" * 1000)
+    (mirror / entry.local_path).write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(PdevalError, match=r"truncated or damaged gzip file.*nothing was cached") as caught:
+        pdeval.datasets.load("clef2016", mirror=str(mirror), cache_dir=tmp_path / "cache", progress=False)
+    assert entry.local_path in str(caught.value)
+    assert not (tmp_path / "cache" / entry.local_path).exists()
+
+
 def test_an_unreachable_source_names_it_and_the_remedy(tmp_path):
     with pytest.raises(PdevalError, match=r"could not download http://127\.0\.0\.1:9/.*PDEVAL_DATA_MIRROR"):
         remote.fetch("clef2016", mirror="http://127.0.0.1:9", cache_dir=tmp_path, progress=False)

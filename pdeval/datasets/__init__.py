@@ -35,6 +35,8 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import DuplicatePolicy
+from pdeval.common.contract import Boolean, FilePath, Nullable, Text, contract
+from pdeval.frames.domains import DUPLICATES
 from pdeval.sources.io import read_qrels, read_run
 from pdeval.datasets import remote
 
@@ -94,6 +96,8 @@ def _read(filename: str, reader, **kwargs) -> pd.DataFrame:
         return reader(path, **kwargs)
 
 
+@contract(name=Text("a data set name (see pdeval.datasets.names())"), cache_dir=Nullable(FilePath()),
+          mirror=Nullable(Text("a URL or a folder")), progress=Nullable(Boolean()), duplicates=Nullable(DUPLICATES))
 def load(
     name: str,
     *,
@@ -111,9 +115,9 @@ def load(
     warning for ``clef2018-full``, whose trec_eval refuses 9 runs, ``"error"`` elsewhere).
     Raises :class:`~pdeval.errors.PdevalError` for an unknown name, with the closest known names.
     """
-    if isinstance(name, str) and name in _FULL:
+    if name in _FULL:
         return _load_full(name, cache_dir=cache_dir, mirror=mirror, progress=progress, duplicates=duplicates)
-    spec = _DATASETS.get(name) if isinstance(name, str) else None
+    spec = _DATASETS.get(name)
     if spec is None:
         close = difflib.get_close_matches(str(name).lower(), names(), n=3, cutoff=0.5)
         hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""

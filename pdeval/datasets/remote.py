@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import zlib
 import hashlib
 import os
 import shutil
@@ -142,7 +143,14 @@ def _download(location: str) -> bytes:
 
 def _verified(content: bytes, entry: ManifestEntry, location: str) -> bytes:
     """The original bytes of a downloaded file (decompressed if the copy was gzipped), checked."""
-    original = gzip.decompress(content) if content[:2] == GZIP_MAGIC else content
+    try:
+        original = gzip.decompress(content) if content[:2] == GZIP_MAGIC else content
+    except (EOFError, OSError, zlib.error) as error:  # a truncated or damaged gzip copy
+        raise PdevalError(
+            f"{location} is a truncated or damaged gzip file ({type(error).__name__}: {error}; {len(content)} bytes "
+            f"downloaded) of {entry.source}; nothing was cached. Download it again (load() retries), or replace it "
+            "in the mirror"
+        ) from None
     found = git_blob_sha1(original)
     if len(original) != entry.size or found != entry.git_blob_sha1:
         raise PdevalError(
