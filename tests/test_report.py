@@ -267,3 +267,16 @@ def test_estimates_are_written_when_asked_for(data, tmp_path):
     pd.testing.assert_frame_equal(got[["value", "estimate", "low", "high"]], expected[["value", "estimate", "low", "high"]])
     assert (out / "estimates.csv").stat().st_size > 0 and (out / "estimates.png").stat().st_size > 0
     assert "estimates.png" in (out / "report.md").read_text()
+
+
+def test_report_refuses_pool_depths_outside_their_domain(tmp_path):
+    """Issue: report(pool_depths=[2.5]) ran the study at depth 2; pool_depths=10 raised a raw error."""
+    from pdeval.common.contract import contract_of
+    from pdeval.errors import PdevalError
+    from pdeval.report.study import report
+
+    for bad in ([2.5], [0], ["10"], 2.5):
+        with pytest.raises(PdevalError, match=r"report\(\): pool_depths=.* is not .*integer >= 1"):
+            report(pool_depths=bad, out=tmp_path / "r")
+    assert not (tmp_path / "r").exists()  # refused before any work
+    assert contract_of(report).check({"pool_depths": 10})["pool_depths"] == [10]

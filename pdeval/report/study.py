@@ -25,11 +25,15 @@ from pdeval.analysis.correlation import correlation_table, rank_correlation
 from pdeval.evaluation.results import summarize
 from pdeval.analysis.bootstrap import discriminative_power
 from pdeval.analysis.swaps import swap_rates
+from pdeval.common.contract import (
+    Boolean, Choice, FilePath, Instance, Integer, ListOf, Nullable, OneOf, Real, Text, contract,
+)
 from pdeval.errors import MeasureError, PdevalError, PdevalWarning
+from pdeval.frames.domains import Frame
 from pdeval.evaluation.core import evaluate
 from pdeval.judgments.pooling import pool
-from pdeval.judgments.reduction import reduce
-from pdeval.measures import parse as parse_measure
+from pdeval.judgments.reduction import LEVEL_GRIDS, reduce
+from pdeval.measures import Measure, parse as parse_measure
 from pdeval.report.findings import NOISE_Z, RULE, findings, ranked_groups, separation
 from pdeval.report.render import TABLES, compact_tables, draw_figures, write_html, write_markdown
 
@@ -146,6 +150,23 @@ def _by_construction(pooled: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------
 
 
+@contract(
+    run=Nullable(Frame("run")),
+    qrels=Nullable(Frame("qrels")),
+    partial_qrels=Nullable(Frame("qrels")),
+    levels=OneOf(Choice(*LEVEL_GRIDS), ListOf(Real(0, 100, closed="right"), lone=False)),
+    samples=Integer(1),
+    measures=ListOf(OneOf(Text("a measure string"), Instance((Measure,), "a Measure"))),  # unknown ones are skipped
+    pool_depths=Nullable(ListOf(Integer(1), min_len=0, unique=True)),
+    seed=Integer(0),
+    out=FilePath(),
+    progress=Nullable(Boolean()),
+    n_resamples=Integer(1),
+    dpi=Integer(1),
+    bounds=Boolean(),
+    estimate=Boolean(),
+    remedies={"pool_depths": "pool depths are whole numbers of documents, e.g. [10, 20, 50]"},
+)
 def report(
     run: Optional[pd.DataFrame] = None,
     qrels: Optional[pd.DataFrame] = None,
@@ -194,7 +215,7 @@ def report(
     started = time.perf_counter()
     run, qrels, partial_qrels, source = _data(run, qrels, partial_qrels)
     measures = _measures(measures)
-    depths = sorted(set(int(d) for d in pool_depths)) if pool_depths else []
+    depths = sorted(pool_depths or [])
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=len(STAGES), desc="pdeval report", disable=options["disable"], unit="stage")
