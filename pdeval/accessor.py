@@ -137,20 +137,33 @@ for _kinds, _paths in METHODS.items():
 del _kinds, _paths, _path
 
 
+#: the figures of :mod:`pdeval.report.figures` (its ``__all__``; a test keeps the two equal), listed
+#: here so that ``df.ir.plot`` documents them without importing matplotlib
+FIGURES = ("robustness_curve", "mean_by_level", "estimated_vs_actual", "correlation_heatmap",
+           "discriminative_power_bars", "swap_rate_curve", "topic_distributions", "significance_matrix",
+           "bound_intervals", "estimate_intervals")
+
+
 class _Plots:
-    """``df.ir.plot.<figure>(...)`` calls ``pdeval.report.figures.<figure>(df, ...)``."""
+    """The figures of :mod:`pdeval.report.figures` with this frame as their first argument:
+    ``df.ir.plot.<figure>(...)`` is ``pdeval.report.figures.<figure>(df, ...)``."""
 
     def __init__(self, frame: pd.DataFrame):
         self._frame = frame
 
-    def __getattr__(self, name: str):
+
+def _figure(name: str) -> property:
+    """The figure ``name`` bound to the frame (matplotlib is imported on first use)."""
+
+    def bound(self: _Plots) -> Callable:
         from pdeval.report import figures as plotting
 
-        if name not in plotting.__all__:
-            raise AttributeError(f"no figure {name!r}; the figures are {plotting.__all__}")
         return functools.partial(getattr(plotting, name), self._frame)
 
-    def __dir__(self) -> list:
-        from pdeval.report import figures as plotting
+    return property(bound, doc=f"pdeval.report.figures.{name} with this frame as its first argument; "
+                               f"help(pdeval.report.figures.{name}) for its parameters.")
 
-        return list(plotting.__all__)
+
+for _figure_name in FIGURES:
+    setattr(_Plots, _figure_name, _figure(_figure_name))
+del _figure_name

@@ -245,3 +245,17 @@ def test_percentage_axes_stay_within_0_and_100(study):
     assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] <= 100
     summary = pdeval.discriminative_power(study["full"], n_resamples=50, progress=False).summary
     assert plotting.discriminative_power_bars(summary).axes[0].get_xlim() == (0, 100)
+
+
+def test_the_plot_accessor_lists_the_figures_and_no_helper():
+    """Issue: help(df.ir.plot) showed only __getattr__, and measure_palette was offered as a figure."""
+    import pydoc
+
+    from pdeval.accessor import FIGURES
+    from pdeval.report import figures
+
+    assert tuple(figures.__all__) == FIGURES and "measure_palette" not in FIGURES
+    plot = pd.DataFrame({"run": ["a"], "query_id": ["1"], "measure": ["AP"], "value": [0.5]}).ir.plot
+    text = pydoc.render_doc(plot, renderer=pydoc.plaintext)
+    assert all(name in text for name in FIGURES) and "__getattr__" not in text
+    assert not hasattr(plot, "measure_palette")

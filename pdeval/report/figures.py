@@ -65,8 +65,9 @@ from pdeval.report.style import (
     wrap_label,
 )
 
+#: the figures (``df.ir.plot.<figure>``); the helper :func:`measure_palette` is importable from
+#: here but is not a figure
 __all__ = [
-    "measure_palette",
     "robustness_curve",
     "mean_by_level",
     "estimated_vs_actual",
@@ -445,5 +446,5 @@ def topic_distributions(
 
 
 # notebooks show the returned grid or figure once, as a figure (no FacetGrid text line)
-for _name in __all__[1:]:
+for _name in __all__:
     globals()[_name] = notebook_figure(globals()[_name])
