@@ -237,18 +237,14 @@ class Text(Domain):
 
 
 @dataclass(frozen=True)
-class FilePath(Domain):
+class FilePath(Text):
     """A path: a non-empty string or an :class:`os.PathLike` (whether it exists is the
     reader's question, answered with a :class:`~pdeval.errors.MissingFileError`)."""
 
     what: str = "a path (a non-empty string or a pathlib.Path)"
 
-    @property
-    def text(self) -> str:
-        return self.what
-
     def accepts(self, value: Any) -> bool:
-        return (isinstance(value, str) and value != "") or isinstance(value, os.PathLike)
+        return super().accepts(value) or isinstance(value, os.PathLike)
 
     def outside(self) -> list:
         return ["", 1, None, ALIEN]

@@ -433,15 +433,10 @@ def _suggest(name: str) -> list[str]:
     return list(dict.fromkeys(REGISTRY[_LOOKUP[c]].name for c in close))
 
 
-@contract(
-    measure=Anything(why="parse is the measure domain itself: anything but a measure raises MeasureError naming it"),
-    judged_only=Boolean(),
-)  # **overrides: each measure's own parameters check their names and values (MeasureError)
+@contract(measure=Anything(why="parse is the measure domain itself (**overrides too)"), judged_only=Boolean())
 def parse(measure: Union[str, Measure], *, judged_only: bool = False, **overrides: Any) -> Measure:
-    """Parse a measure string (or pass a :class:`Measure` through).
-
-    ``judged_only=True`` primes the measure; ``overrides`` set parameters (``rel=2``,
-    ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
+    """Parse a measure string (or pass a :class:`Measure` through); ``overrides`` set parameters
+    (``rel=2``, ``gains={1: 1, 2: 3}``, ``depth=100``) that the string does not set itself.
 
     Parameters
     ----------
@@ -451,7 +446,7 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     judged_only : bool, default False
         Prime the measure (evaluate it on the condensed list).
     **overrides
-        Parameters the string does not set itself.
+        Parameters the string does not set itself (checked by the measure, MeasureError).
 
     Returns
     -------
@@ -466,14 +461,11 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     See Also
     --------
     available_measures : Every measure and its parameters.
-    evaluate : Takes the same measure strings.
 
     Examples
     --------
-    >>> str(pdeval.parse_measure("nDCG@10", judged_only=True))
-    "nDCG'@10"
-    >>> str(pdeval.parse_measure("AP", rel=2))
-    'AP(rel=2)'
+    >>> str(pdeval.parse_measure("nDCG@10", judged_only=True)), str(pdeval.parse_measure("AP", rel=2))
+    ("nDCG'@10", 'AP(rel=2)')
     """
     if isinstance(measure, Measure):
         if judged_only and not measure.judged_only and measure.spec.no_prime:
@@ -583,8 +575,7 @@ def available() -> pd.DataFrame:
 
     Examples
     --------
-    >>> table = pdeval.available_measures()
-    >>> "AP" in set(table["measure"])
+    >>> "AP" in set(pdeval.available_measures()["measure"])
     True
     """
     rows = []

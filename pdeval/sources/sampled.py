@@ -337,7 +337,6 @@ def prels_qrels(
     >>> prels = pd.DataFrame({"query_id": ["1", "1", "1"], "doc_id": ["d1", "d2", "d3"],
     ...                       "relevance": [1, 0, -999], "method": [1, 1, 1],
     ...                       "inclusion_prob": [0.5, 0.25, 0.1]})
-    >>> pdeval.prels_qrels(prels)  # doctest: +SKIP
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
