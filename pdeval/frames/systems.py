@@ -16,7 +16,8 @@ import pandas as pd
 __all__ = ["SYSTEM_LIKE", "several_systems", "unknown_run_columns"]
 
 #: run frame columns that are information, never a system (besides the required ones)
-RUN_INFORMATION = ("run", "rank", "Q0", "iteration", "iter")
+#: (the query and document text columns are what PyTerrier frames carry beside the ranking)
+RUN_INFORMATION = ("run", "rank", "Q0", "iteration", "iter", "query", "query_0", "text")
 
 #: column names that usually name a system
 SYSTEM_LIKE = ("name", "runid", "run_name", "runname", "model", "system_name", "method", "team")
