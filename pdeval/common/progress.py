@@ -24,22 +24,18 @@ import functools
 import sys
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
-from pdeval.common.contract import Boolean, Nullable
 from pdeval.errors import PdevalError
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["DELAY", "PROGRESS", "Progress", "bar_class", "check_progress", "in_notebook", "interactive", "one_bar",
+__all__ = ["DELAY", "Progress", "bar_class", "check_progress", "in_notebook", "interactive", "one_bar",
            "progress_bar", "tqdm_options"]
 
 #: ``progress=None`` draws a bar only once the work has lasted this many seconds
 DELAY = 2.0
 
 Progress = Optional[bool]
-
-#: ``progress=`` in a contract (:mod:`pdeval.common.contract`): True, False or None
-PROGRESS = Nullable(Boolean())
 
 
 def check_progress(progress: object) -> Progress:

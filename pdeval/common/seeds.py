@@ -13,11 +13,10 @@ from typing import Union
 
 import numpy as np
 
-from pdeval.common.contract import Domain, Refused
 from pdeval.common.options import is_int
 from pdeval.errors import PdevalError
 
-__all__ = ["SEED", "Seed", "SeedDomain", "base_seed", "check_seed", "generator"]
+__all__ = ["Seed", "base_seed", "check_seed", "generator"]
 
 Seed = Union[None, int, np.integer, np.random.Generator]
 
@@ -46,27 +45,3 @@ def base_seed(seed: Seed) -> int:
     if seed is None or isinstance(seed, np.random.Generator):
         return int(generator(seed).integers(0, 2**63 - 1))
     return seed
-
-
-class SeedDomain(Domain):
-    """The domain of ``seed=`` in a contract (:mod:`pdeval.common.contract`): an integer
-    ``>= 0`` (numpy's included, not a bool), ``None`` or a ``numpy.random.Generator``."""
-
-    text = "an integer >= 0, a numpy.random.Generator or None"
-
-    def convert(self, value: object) -> Seed:
-        if value is None or isinstance(value, np.random.Generator):
-            return value
-        if not is_int(value) or int(value) < 0:
-            raise Refused()
-        return int(value)
-
-    def outside(self) -> list:
-        return [-1, 1.5, "x", True, float("nan")]
-
-    def example(self) -> int:
-        return 1
-
-
-#: ``seed=`` of every public function that draws
-SEED = SeedDomain()

@@ -77,50 +77,21 @@ def _fraction(value: float) -> Fraction:
     return Fraction(int(value)) if is_int(value) else Fraction(repr(float(value)))
 
 
-class Grid(Domain):
-    """The name of a grid of values in ``grids`` (case-insensitive), handed on as the list of
-    its values (:data:`LEVEL_GRIDS`, :data:`pdeval.judgments.pooling.DEPTH_GRIDS`)."""
-
-    def __init__(self, grids: dict):
-        self.grids = grids
-
-    @property
-    def text(self) -> str:
-        return "the name of a grid (" + ", ".join(repr(name) for name in self.grids) + ")"
-
-    def convert(self, value: Any) -> list:
-        if isinstance(value, str) and value.lower() in self.grids:
-            return list(self.grids[value.lower()])
-        raise Refused()
-
-    def outside(self) -> list:
-        return ["no such grid"]
-
-    def example(self) -> str:
-        return next(iter(self.grids))
-
-
-#: ``levels=`` of :func:`reduce`: percents in (0, 100], or a grid's name
-LEVELS = OneOf(Grid(LEVEL_GRIDS), ListOf(Real(0, 100, closed="right"), unique=True))
-
-
 def _parse_levels(levels: Iterable[float]) -> list[Fraction]:
-    """Levels (percents the contract checked) as exact fractions: the decimal the user wrote
-    (0.1 -> 1/10), not the nearest binary float."""
-    return [Fraction(int(v)) if is_int(v) else Fraction(repr(float(v))) for v in levels]
-
-
-def _warn_fractions(levels: Sequence[Fraction]) -> None:
-    """Levels that all lie in (0, 1] look like fractions (0.9 for 90 %): said, not refused,
-    since 0.5 % and 1 % are levels of the papers too (Yilmaz & Aslam 2008 start at 1 %)."""
-    if max(levels) <= 1:
-        shown = ", ".join(str(float(level)) if level.denominator > 1 else str(int(level)) for level in levels)
+    """Levels (percents the contract checked) as exact fractions; levels that all lie in
+    (0, 1] with one not whole look like fractions (0.9 for 90 %) and are warned about, not
+    refused, since 0.5 % and 1 % are levels of the papers too (issue class 6)."""
+    parsed = [_fraction(value) for value in (LEVEL_GRIDS[levels] if isinstance(levels, str) else levels)]
+    if max(parsed) <= 1 and any(level.denominator > 1 for level in parsed):
+        shown = ", ".join(f"{float(level):g}" for level in parsed)
+        percents = ", ".join(f"{float(level * 100):g}" for level in parsed)
         warnings.warn(
-            f"reduce(): levels=[{shown}] are percents, so at most 1 % of the judgments is kept; "
-            f"if you meant fractions, give percents (e.g. [{', '.join(f'{float(v * 100):g}' for v in levels)}])",
+            f"reduce(): every level lies in (0, 1]: levels are percents, so levels=[{shown}] keep at most "
+            f"1 % of the judgments; if you meant fractions, give percents: levels=[{percents}]",
             PdevalWarning,
             stacklevel=3,
         )
+    return parsed
 
 
 def _level_values(levels: Sequence[Fraction]) -> np.ndarray:
