@@ -54,7 +54,7 @@ API: dict[str, Entry] = {
     "mixed_pool": Entry("pdeval.judgments.pooling", _RUN),
     "exclude_runs": Entry("pdeval.judgments.pooling", _RUN),
     "judged": Entry("pdeval.judgments.pooling", _RUN),
-    "leave_out_pooling": Entry("pdeval.judgments.pooling", _RUN),
+    "leave_out_pooling": Entry("pdeval.judgments.leave_out", _RUN),
     "sample_pool": Entry("pdeval.judgments.sampling", _RUN),
     "sample_inclusion": Entry("pdeval.judgments.sampling", _RUN),
     "judging_order": Entry("pdeval.judgments.adjudication", _RUN),

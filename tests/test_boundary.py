@@ -349,8 +349,9 @@ for name, call, pattern in [
     ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"reduce\(\): seed='x' is not None or an integer >= 0"),
     ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"reduce\(\): samples=2.5 is not an integer >= 1"),
     ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"reduce\(\): levels=\[0\] is not .*item 0 \(0\) is not a finite number > 0 and <= 100"),
-    ("pool pool_depth=2.5", lambda: pdeval.pool(RUN, 2.5, qrels=QRELS), r"pool_depth must be a positive integer.*2.5"),
-    ("mixed_pool seed='x'", lambda: pdeval.mixed_pool(RUN, QRELS, [1], seed="x"), r"seed must be.*'x'"),
+    ("pool pool_depth=2.5", lambda: pdeval.pool(RUN, pool_depth=2.5, qrels=QRELS), r"pool\(\): pool_depth=2.5 is not None or an integer >= 1"),
+    ("pool positional depth", lambda: pdeval.pool(RUN, 2, qrels=QRELS), r"pool\(\): too many positional arguments; pool_depth, pool_depths"),
+    ("mixed_pool seed='x'", lambda: pdeval.mixed_pool(RUN, QRELS, pool_depths=[1], seed="x"), r"mixed_pool\(\): seed='x' is not None or an integer >= 0"),
 ]:
     case(name, call, error=(PdevalError, pattern))
 
