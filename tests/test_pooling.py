@@ -8,7 +8,8 @@ import pytest
 
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.judgments.leave_out import leave_out_pooling
-from pdeval.judgments.pooling import DEPTH_GRIDS, exclude_runs, judged, mixed_pool, pool
+from pdeval.judgments.exclusion import exclude_runs, judged
+from pdeval.judgments.pooling import DEPTH_GRIDS, mixed_pool, pool
 
 # ---------------------------------------------------------------------------------------------
 # E5 / E6 pools
