@@ -500,20 +500,15 @@ def budget_qrels(
 
     Examples
     --------
-    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3, "query_id": ["q1"] * 6,
-    ...                     "doc_id": ["d1", "d2", "d3", "d2", "d4", "d1"],
-    ...                     "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
-    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
-    ...                       "relevance": [1, 1, 0, 0]})
-    >>> order = pdeval.judging_order(run, qrels, ["depth", "rrf"])
+    >>> run = pd.DataFrame({"run": ["a", "a", "b"], "query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"], "relevance": [1, 0, 1]})
+    >>> order = pdeval.judging_order(run, qrels, "depth")
     >>> pdeval.budget_qrels(order, qrels, [1, 2])
       strategy  budget query_id doc_id  relevance
     0    depth       1       q1     d1          1
     1    depth       2       q1     d1          1
-    2    depth       2       q1     d2          1
-    3      rrf       1       q1     d2          1
-    4      rrf       2       q1     d1          1
-    5      rrf       2       q1     d2          1
+    2    depth       2       q1     d3          1
     """
     q = as_qrels(qrels)
     q = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]

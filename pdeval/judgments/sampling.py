@@ -293,17 +293,19 @@ def sample_inclusion(
 
     Examples
     --------
-    >>> run = pd.DataFrame({"run": ["a"] * 4, "query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
-    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
-    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
-    ...                       "relevance": [1, 0, 1, 1]})
-    >>> sample = pdeval.sample_inclusion(run, qrels, size=4, pool_depth=4)
-    >>> sample  # a pool of 4 and size 4: every document, with probability 1
-      query_id doc_id  relevance  inclusion_prob
-    0       q1     d1          1             1.0
-    1       q1     d2          0             1.0
-    2       q1     d3          1             1.0
-    3       q1     d4          1             1.0
+    >>> docs = [f"d{i}" for i in range(1, 7)]
+    >>> run = pd.DataFrame({"run": "a", "query_id": "q1", "doc_id": docs, "score": [6.0, 5, 4, 3, 2, 1]})
+    >>> qrels = pd.DataFrame({"query_id": "q1", "doc_id": docs, "relevance": [1, 0, 1, 1, 0, 0]})
+    >>> sample = pdeval.sample_inclusion(run, qrels, size=3, pool_depth=6, samples=100)
+    >>> sample.groupby("doc_id")["inclusion_prob"].first().round(2)  # rank 1 most likely
+    doc_id
+    d1    0.86
+    d2    0.61
+    d3    0.49
+    d4    0.40
+    d5    0.34
+    d6    0.29
+    Name: inclusion_prob, dtype: float64
     """
     pool = _judged_pool(qrels, run, pool_depth, pooled, score_precision)
     chosen_runs = select_runs(as_run(run), pooled)
