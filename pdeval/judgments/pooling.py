@@ -352,11 +352,10 @@ def mixed_pool(
 
     Examples
     --------
-    >>> run = pd.DataFrame({"run": ["a", "a", "a", "b", "b", "b"], "query_id": ["q1"] * 6,
-    ...                     "doc_id": ["d1", "d2", "d3", "d4", "d1", "d5"],
-    ...                     "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
-    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 5, "doc_id": ["d1", "d2", "d3", "d4", "d5"],
-    ...                       "relevance": [1, 0, 1, 0, 1]})
+    >>> docs = ["d1", "d2", "d3", "d4", "d5"]
+    >>> run = pd.concat([pd.DataFrame({"run": name, "query_id": "q1", "doc_id": ranking, "score": [3.0, 2, 1]})
+    ...                  for name, ranking in [("a", docs[:3]), ("b", ["d4", "d1", "d5"])]])
+    >>> qrels = pd.DataFrame({"query_id": "q1", "doc_id": docs, "relevance": [1, 0, 1, 0, 1]})
     >>> mixed = pdeval.mixed_pool(run, qrels, pool_depths=[1], samples=2)
     >>> (mixed["relevance"] >= 0).groupby(mixed["sample"]).sum()  # 2 pooled + 2 drawn
     sample
