@@ -89,7 +89,7 @@ def _parse_levels(levels: Iterable[float]) -> list[Fraction]:
             f"reduce(): every level lies in (0, 1]: levels are percents, so levels=[{shown}] keep at most "
             f"1 % of the judgments; if you meant fractions, give percents: levels=[{percents}]",
             PdevalWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of reduce (through the contract's wrapper)
         )
     return parsed
 
@@ -436,7 +436,7 @@ def reduce(
             + "; ".join(f"{r}: {n}" for r, n in frame["reason"].value_counts().items())
             + ". See result.attrs['skipped_topics'].",
             PdevalWarning,
-            stacklevel=2,
+            stacklevel=3,  # the caller of reduce (through the contract's wrapper)
         )
     return result
 

@@ -51,8 +51,8 @@ def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, pool_depth: int, pooled
     qrels = as_qrels(qrels)
     if len(qrels.columns) > 3:
         raise PdevalError(
-            f"sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
-            f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant first"
+            f"qrels: sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
+            f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant and drop the other columns first"
         )
     best = best_ranks(run, pool_depth, pooled, score_precision)
     position = row_positions(qrels, best["query_id"], best["doc_id"])
