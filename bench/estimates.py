@@ -38,7 +38,7 @@ def main() -> None:
     print(f"DL 2021: {run['run'].nunique()} runs, {len(run):,} rows; {len(qrels):,} judgments")
     with warnings.catch_warnings():  # the runs' topics without judgments have no pool either
         warnings.simplefilter("ignore", pdeval.errors.PdevalWarning)
-        shallow = pdeval.pool(run, 5, qrels=qrels, removed_as="absent")
+        shallow = pdeval.pool(run, pool_depth=5, qrels=qrels, removed_as="absent")
     for label, judged, options in (("prior='both'", qrels, {}),
                                    ("prior='unique', depth-5 pool", shallow, {"prior": "unique", "pool_depth": 5})):
         times = []

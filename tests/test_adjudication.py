@@ -312,15 +312,51 @@ def test_total_budget_is_split_over_topics():
 @pytest.mark.parametrize("budget", [0, -3, 2.5, True])
 def test_bad_budget(budget):
     run, qrels = small()
-    with pytest.raises(PdevalError, match="budget must be a positive integer"):
+    with pytest.raises(PdevalError, match=rf"judging_order\(\): budget={budget!r} is not None or an integer >= 1"):
         judging_order(run, qrels, "depth", budget=budget)
-    with pytest.raises(PdevalError, match="budget must be a positive integer"):
+    with pytest.raises(PdevalError, match=rf"budget_qrels\(\): budgets=\[5, {budget!r}\] is not .*item 1"):
         budget_qrels(judging_order(run, qrels, "depth"), qrels, [5, budget])
+
+
+def test_a_lone_float_budget_is_refused_by_name():
+    """Issue class 1: budget_qrels(..., 2.5) raised a raw TypeError."""
+    run, qrels = small()
+    with pytest.raises(PdevalError, match=r"budget_qrels\(\): budgets=2.5 is not an integer >= 1"):
+        budget_qrels(judging_order(run, qrels, "depth"), qrels, 2.5)
+    with pytest.raises(PdevalError, match=r"budget_qrels\(\): order=.* lacks the column\(s\) \['strategy', 'order'\]"):
+        budget_qrels(qrels, qrels, [5])
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "60", -1, None, True])
+def test_rrf_k_outside_its_domain_is_refused(value):
+    """Issue class 1: rrf_k=nan returned doc-id order instead of RRF's; rrf_k="60" a raw TypeError."""
+    run, qrels = small()
+    with pytest.raises(PdevalError, match=rf"judging_order\(\): rrf_k={value!r} is not a finite number >= 0 \(RRF's constant"):
+        judging_order(run, qrels, "rrf", rrf_k=value)
+
+
+def test_an_option_of_a_strategy_not_chosen_is_refused():
+    run, qrels = small()
+    with pytest.raises(PdevalError, match=r"rrf_k= applies to the strategy 'rrf' only"):
+        judging_order(run, qrels, ["depth", "mtf"], rrf_k=10)
+    with pytest.raises(PdevalError, match=r"hedge_beta= applies to the strategy 'hedge' only"):
+        judging_order(run, qrels, "depth", hedge_beta=0.5)
+    judging_order(run, qrels, ["rrf"], rrf_k=10)  # its own strategy takes it
+
+
+def test_qrels_of_several_variants_are_refused_naming_the_columns():
+    """Issue class 2: qrels in two level variants failed with a raw pandas error."""
+    run, qrels = small()
+    two = pd.concat([qrels.assign(level=10), qrels.assign(level=50)], ignore_index=True)
+    with pytest.raises(PdevalError, match=r"judging_order\(\): qrels=.* of one variant: it holds several variants in level \(2 values\)"):
+        judging_order(run, two, "mtf")
+    with pytest.raises(PdevalError, match=r"budget_qrels\(\): qrels=.*several variants in level"):
+        budget_qrels(judging_order(run, qrels, "depth"), two, [1])
 
 
 def test_unknown_strategy():
     run, qrels = small()
-    with pytest.raises(PdevalError, match="strategies"):
+    with pytest.raises(PdevalError, match=r"strategies=\['depth', 'bogus'\] is not .*item 1 \('bogus'\)"):
         judging_order(run, qrels, ["depth", "bogus"])
 
 

@@ -270,7 +270,7 @@ def test_judgment_draws_take_the_same_seed():
     a = pdeval.reduce(qrels, [50], seed=np.random.default_rng(3))
     b = pdeval.reduce(qrels, [50], seed=np.random.default_rng(3))
     pd.testing.assert_frame_equal(a, b)
-    with pytest.raises(PdevalError, match="seed must be"):
+    with pytest.raises(PdevalError, match=r"reduce\(\): seed=-2 is not None or an integer >= 0 or a numpy Generator"):
         pdeval.reduce(qrels, [50], seed=-2)
 
 

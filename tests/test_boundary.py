@@ -346,11 +346,12 @@ for name, call, pattern in [
     ("compare alpha='x'", lambda: pdeval.compare(_result(), alpha="x"), r"alpha must be a number in \(0, 1\), not 'x'"),
     ("swap_rates n_resamples=2.5", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=2.5, progress=False), r"n_resamples must be an integer >= 1, not 2.5"),
     ("swap_rates seed='x'", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=5, seed="x", progress=False), r"seed must be.*'x'"),
-    ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"seed must be a non-negative integer.*'x'"),
-    ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"samples must be an integer >= 1, not 2.5"),
-    ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"levels are percents in \(0, 100\], got 0"),
-    ("pool pool_depth=2.5", lambda: pdeval.pool(RUN, 2.5, qrels=QRELS), r"pool_depth must be a positive integer.*2.5"),
-    ("mixed_pool seed='x'", lambda: pdeval.mixed_pool(RUN, QRELS, [1], seed="x"), r"seed must be.*'x'"),
+    ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"reduce\(\): seed='x' is not None or an integer >= 0"),
+    ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"reduce\(\): samples=2.5 is not an integer >= 1"),
+    ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"reduce\(\): levels=\[0\] is not .*item 0 \(0\) is not a finite number > 0 and <= 100"),
+    ("pool pool_depth=2.5", lambda: pdeval.pool(RUN, pool_depth=2.5, qrels=QRELS), r"pool\(\): pool_depth=2.5 is not None or an integer >= 1"),
+    ("pool positional depth", lambda: pdeval.pool(RUN, 2, qrels=QRELS), r"pool\(\): too many positional arguments; pool_depth, pool_depths"),
+    ("mixed_pool seed='x'", lambda: pdeval.mixed_pool(RUN, QRELS, pool_depths=[1], seed="x"), r"mixed_pool\(\): seed='x' is not None or an integer >= 0"),
 ]:
     case(name, call, error=(PdevalError, pattern))
 

@@ -69,8 +69,8 @@ def test_leave_out_pooling_keeps_the_design(removed_as):
 
 
 @pytest.mark.parametrize("build", [
-    lambda run, qrels: pdeval.pool(run, 3, qrels=qrels),
-    lambda run, qrels: pdeval.mixed_pool(run, qrels, [3]),
+    lambda run, qrels: pdeval.pool(run, pool_depth=3, qrels=qrels),
+    lambda run, qrels: pdeval.mixed_pool(run, qrels, pool_depths=[3]),
     lambda run, qrels: pdeval.reduce(qrels, [50], min_nonrel=1),
     lambda run, qrels: pdeval.merge_qrels(qrels, qrels.drop(columns="stratum", errors="ignore")),
     lambda run, qrels: pdeval.label_sets({"nist": qrels}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -185,22 +187,40 @@ def test_rel_threshold_defines_the_strata():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"levels": [0]}, "(0, 100]"),
-        ({"levels": [101]}, "(0, 100]"),
-        ({"levels": [50, 50]}, "repeat"),
-        ({"levels": []}, "empty"),
-        ({"levels": "nosuchgrid"}, "known grids"),
-        ({"levels": [50], "samples": 0}, "samples"),
-        ({"levels": [50], "method": "random"}, "method"),
-        ({"levels": [50], "removed_as": "gone"}, "removed_as"),
-        ({"levels": [50], "method": "uniform", "nested": True}, "not nested"),
-        ({"levels": [50], "seed": -1}, "seed"),
-        ({"levels": [True]}, "numbers"),
+        ({"levels": [0]}, r"reduce\(\): levels=\[0\] is not .*> 0 and <= 100"),
+        ({"levels": [101]}, r"levels=\[101\] is not .*> 0 and <= 100"),
+        ({"levels": [50, 50]}, r"levels=\[50, 50\] is not .*it repeats an item"),
+        ({"levels": []}, r"levels=\[\] is not .*it has 0 item"),
+        ({"levels": "nosuchgrid"}, r"levels='nosuchgrid' is not one of 'sakai2007'"),
+        ({"levels": [50], "samples": 0}, r"samples=0 is not an integer >= 1"),
+        ({"levels": [50], "method": "random"}, r"method='random' is not one of 'stratified'"),
+        ({"levels": [50], "removed_as": "gone"}, r"removed_as='gone' is not one of 'pooled', 'absent'"),
+        ({"levels": [50], "method": "uniform", "nested": True}, r"nested= applies to method='stratified' or method='rounded' only"),
+        ({"levels": [50], "method": "uniform", "nested": False}, r"nested= applies to method='stratified'"),
+        ({"levels": [50], "on_fail": "skip"}, r"on_fail= applies to method='uniform' only"),
+        ({"levels": [50], "seed": -1}, r"seed=-1 is not None or an integer >= 0"),
+        ({"levels": [True]}, r"levels=\[True\] is not .*item 0 \(True\)"),
+        ({"levels": [float("nan")]}, r"levels=\[nan\] is not"),
+        ({"levels": [50], "method": "uniform", "on_fail": "raise"}, r"on_fail='raise' is not .*'raise' is now called 'error'"),
     ],
 )
 def test_reduce_validation(kwargs, message):
-    with pytest.raises(PdevalError, match=message.replace("(", r"\(").replace("]", r"\]")):
+    with pytest.raises(PdevalError, match=message):
         reduce(make_qrels({"t": (3, 10)}), **kwargs)
+
+
+@pytest.mark.parametrize("levels", [[0.9, 0.5], 0.5, [0.25, 1]])
+def test_reduce_warns_when_the_levels_look_like_fractions(levels):
+    """Issue class 6: levels all in (0, 1] with one not whole are fractions given as percents."""
+    with pytest.warns(PdevalWarning, match=r"levels are percents.*levels=\[90, 50\]|levels are percents"):
+        reduce(make_qrels({"t": (3, 10)}), levels)
+
+
+@pytest.mark.parametrize("levels", [[1], [90, 0.5], [1, 2]])
+def test_reduce_does_not_warn_on_percents(levels):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PdevalWarning)
+        reduce(make_qrels({"t": (3, 10)}), levels)
 
 
 def test_reduce_rejects_variant_qrels():
@@ -213,8 +233,10 @@ def test_level_grids():
     assert LEVEL_GRIDS["sakai2007"] == (100, 90, 70, 50, 30, 10)
     assert len(LEVEL_GRIDS["he2008"]) == 16 and max(LEVEL_GRIDS["he2008"]) == 90
     assert LEVEL_GRIDS["yilmaz2008"] == tuple(range(1, 101))
-    out = reduce(make_qrels({"t": (5, 30)}), "He2008", samples=2)
+    out = reduce(make_qrels({"t": (5, 30)}), "he2008", samples=2)
     assert out.groupby(["level", "sample"]).ngroups == 32
+    with pytest.raises(PdevalError, match=r"levels='He2008' is not one of 'sakai2007', 'he2008'"):
+        reduce(make_qrels({"t": (5, 30)}), "He2008")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,6 +278,7 @@ def test_uniform_skips_topics_without_relevant_documents():
     assert skipped.reason.str.contains("R = 0").all()
 
 
+@pytest.mark.filterwarnings("ignore:.*every level lies in:pdeval.errors.PdevalWarning")
 def test_uniform_failure_raises_or_skips():
     # R = 1 of |J| = 1000 at 0.1% -> one document; a single try almost surely misses it
     q = make_qrels({"hard": (1, 999), "easy": (500, 500)})

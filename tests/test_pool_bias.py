@@ -178,11 +178,11 @@ def test_pool_scores_equal_evaluate_and_leave_out_pooling():
     rows = [(f"g{g}_r{s}", f"q{t}", f"d{d}", float(rng.random()))
             for g in range(3) for s in range(2) for t in range(4) for d in rng.choice(30, 12, replace=False)]
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
-    qrels = pdeval.pool(run, 5).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
+    qrels = pdeval.pool(run, pool_depth=5).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
     group = lambda name: name.split("_")[0]  # noqa: E731
     got = leave_out_bias(run, qrels, ["P@5", "R@5"], pool_depth=5, group=group, estimators="pool")
     full = pdeval.evaluate(run, qrels, ["P@5", "R@5"]).groupby(["run", "measure"])["value"].mean()
-    lop = pdeval.leave_out_pooling(run, qrels, 5, group=group, measures=["P@5", "R@5"])
+    lop = pdeval.leave_out_pooling(run, qrels, pool_depth=5, group=group, measures=["P@5", "R@5"])
     left = lop.groupby(["run", "measure"])["value_left_out"].mean()
     for r, _, m, _, true, estimate, _ in got.itertuples(index=False):
         assert true == pytest.approx(full[(r, m)])
@@ -303,7 +303,7 @@ def test_kernels_in_small_blocks_equal_loops(monkeypatch):
     rows = [(f"r{s}", f"q{t}", f"d{d}", float(40 - i)) for s in range(6) for t in range(3)
             for i, d in enumerate(rng.choice(60, 40, replace=False))]
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
-    qrels = pdeval.pool(run[run["run"] < "r3"], 3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
+    qrels = pdeval.pool(run[run["run"] < "r3"], pool_depth=3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
     measures = ["P@1", "P@3", "R@3"]
     got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)
     expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)

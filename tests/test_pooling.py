@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from pdeval.errors import PdevalError, PdevalWarning
-from pdeval.judgments.pooling import DEPTH_GRIDS, exclude_runs, judged, leave_out_pooling, mixed_pool, pool
+from pdeval.judgments.leave_out import leave_out_pooling
+from pdeval.judgments.exclusion import exclude_runs, judged
+from pdeval.judgments.pooling import DEPTH_GRIDS, mixed_pool, pool
 
 # ---------------------------------------------------------------------------------------------
 # E5 / E6 pools
@@ -33,41 +35,41 @@ def as_dict(frame: pd.DataFrame) -> dict[str, int]:
 
 
 def test_pool_worked_example():
-    d1 = pool(RUNS, 1, qrels=QSTAR)
+    d1 = pool(RUNS, pool_depth=1, qrels=QSTAR)
     assert list(d1.columns) == ["query_id", "doc_id", "relevance"]
     assert as_dict(d1) == {"A": 1, "B": -1, "C": -1, "D": -1, "E": 0, "F": -1}
-    d2 = pool(RUNS, 2, qrels=QSTAR)
+    d2 = pool(RUNS, pool_depth=2, qrels=QSTAR)
     assert as_dict(d2) == {"A": 1, "B": 0, "C": -1, "D": -1, "E": 0, "F": -1}
-    both = pool(RUNS, [1, 2], qrels=QSTAR)
+    both = pool(RUNS, pool_depths=[1, 2], qrels=QSTAR)
     assert list(both.columns) == ["depth", "query_id", "doc_id", "relevance"]
     assert as_dict(both[both.depth == 2]) == as_dict(d2)
     assert both.attrs["pooled_not_in_qrels"] == {1: 0, 2: 0}
-    absent = pool(RUNS, 2, qrels=QSTAR, removed_as="absent")
+    absent = pool(RUNS, pool_depth=2, qrels=QSTAR, removed_as="absent")
     assert as_dict(absent) == {"A": 1, "B": 0, "E": 0}
     # the pool itself, and a chosen subset of runs
-    assert set(pool(RUNS, 2).doc_id) == {"A", "B", "E"}
-    assert set(pool(RUNS, 2, pooled=["s2"]).doc_id) == {"E", "A"}
+    assert set(pool(RUNS, pool_depth=2).doc_id) == {"A", "B", "E"}
+    assert set(pool(RUNS, pool_depth=2, pooled=["s2"]).doc_id) == {"E", "A"}
     # the rank column is ignored: trec_eval order (score desc, doc id desc on ties)
     tied = RUNS.assign(score=1.0, rank=range(8))
-    assert set(pool(tied, 1).doc_id) == {"D", "F"}
+    assert set(pool(tied, pool_depth=1).doc_id) == {"D", "F"}
 
 
 def test_pool_reports_documents_missing_from_qrels():
     runs = pd.concat([RUNS, pd.DataFrame({"run": "s3", "query_id": "t", "doc_id": ["Z", "A"], "score": [2.0, 1]})])
     with pytest.warns(PdevalWarning, match="depth 1: 1"):
-        out = pool(runs, [1, 2], qrels=QSTAR)
+        out = pool(runs, pool_depths=[1, 2], qrels=QSTAR)
     assert out.attrs["pooled_not_in_qrels"] == {1: 1, 2: 1}
     assert "Z" not in set(out.doc_id)  # nothing invented
     with pytest.raises(PdevalError, match="not in the run frame"):
-        pool(RUNS, 1, pooled=["nope"])
-    with pytest.raises(PdevalError, match="pool_depth must be an integer >= 1"):
-        pool(RUNS, 0)
+        pool(RUNS, pool_depth=1, pooled=["nope"])
+    with pytest.raises(PdevalError, match=r"pool\(\): pool_depth=0 is not None or an integer >= 1"):
+        pool(RUNS, pool_depth=0)
 
 
 def test_mixed_pool_worked_example():
     seen = set()
     for seed in range(12):
-        out = mixed_pool(RUNS, QSTAR, [1, 2], samples=2, seed=seed)
+        out = mixed_pool(RUNS, QSTAR, pool_depths=[1, 2], samples=2, seed=seed)
         assert list(out.columns) == ["depth", "sample", "query_id", "doc_id", "relevance"]
         for s in range(2):
             d1 = as_dict(out[(out.depth == 1) & (out["sample"] == s)])
@@ -79,8 +81,8 @@ def test_mixed_pool_worked_example():
             d2 = as_dict(out[(out.depth == 2) & (out["sample"] == s)])
             assert d2 == as_dict(QSTAR)
     assert len(seen) > 1  # the random part varies with the seed
-    again = mixed_pool(RUNS, QSTAR, [1, 2], samples=2, seed=3)
-    pd.testing.assert_frame_equal(again, mixed_pool(RUNS, QSTAR, [1, 2], samples=2, seed=3))
+    again = mixed_pool(RUNS, QSTAR, pool_depths=[1, 2], samples=2, seed=3)
+    pd.testing.assert_frame_equal(again, mixed_pool(RUNS, QSTAR, pool_depths=[1, 2], samples=2, seed=3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,7 +172,7 @@ LO_RUN = pd.DataFrame(
 def test_leave_out_pooling_by_hand():
     # depth-2 pool: g1__a {A, B}, g1__b {E, A}, g2__x {A, C}. Only g1 pooled B and E, only g2
     # pooled C. Q*: R = 3 (A, C, E), N = 3 (B, D, F).
-    out = leave_out_pooling(LO_RUN, LO_QRELS, 2, group=lambda r: r.split("__")[0],
+    out = leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, group=lambda r: r.split("__")[0],
                             measures=("AP", "Bpref", "AP'", "infAP"))
     assert {"run", "group", "query_id", "measure", "value_pooled", "value_left_out",
             "difference"} <= set(out.columns)
@@ -195,11 +197,54 @@ def test_leave_out_pooling_by_hand():
 
 def test_leave_out_pooling_groups_and_removed_as():
     # each run its own group: g1__a alone pooled B, g1__b alone pooled E (A is shared)
-    out = leave_out_pooling(LO_RUN, LO_QRELS, 2, measures=("AP",)).set_index("run")
+    out = leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, measures=("AP",)).set_index("run")
     assert out.loc["g1__b", "value_left_out"] == pytest.approx((1 / 2) / 2)
     assert out.loc["g1__a", "value_left_out"] == pytest.approx(5 / 9)  # B nonrelevant: AP unchanged
     # -1 instead of absent: AP is the same (it treats both as nonrelevant)
-    pooled = leave_out_pooling(LO_RUN, LO_QRELS, 2, measures=("AP",), removed_as="pooled").set_index("run")
+    pooled = leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, measures=("AP",), removed_as="pooled").set_index("run")
     assert np.allclose(pooled.value_left_out, out.value_left_out)
     with pytest.raises(PdevalError, match="lacks"):
-        leave_out_pooling(LO_RUN, LO_QRELS, 2, group={"g1__a": "g1"})
+        leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, group={"g1__a": "g1"})
+
+
+# ---------------------------------------------------------------------------------------------
+# the boundary contract and the vocabulary (issue classes 1, 7 and the vocabulary findings)
+
+
+def test_pool_takes_one_depth_as_pool_depth_and_a_grid_as_pool_depths():
+    grid = pool(RUNS, pool_depths=[1, 2], qrels=QSTAR)
+    assert list(grid.columns[:1]) == ["depth"]
+    single = pool(RUNS, pool_depth=2, qrels=QSTAR)
+    assert "depth" not in single.columns
+    with pytest.raises(PdevalError, match=r"pool\(\): pool_depth=\[1, 2\] is not .*give pool_depths="):
+        pool(RUNS, pool_depth=[1, 2])
+    with pytest.raises(PdevalError, match=r"pool\(\): neither of pool_depth= and pool_depths= given"):
+        pool(RUNS)
+    with pytest.raises(PdevalError, match=r"pool\(\): both of pool_depth= and pool_depths= given"):
+        pool(RUNS, pool_depth=1, pool_depths=[1, 2])
+    with pytest.raises(PdevalError, match=r"pool_depths=\[2.5\] is not"):
+        pool(RUNS, pool_depths=[2.5])
+
+
+def test_exclude_runs_calls_the_cut_depth():
+    kept, _ = exclude_runs(RUNS, QSTAR, depth=2, min_share=0.5)
+    assert set(kept["run"]) == set(RUNS["run"])
+    with pytest.raises(PdevalError, match=r"exclude_runs\(\): unknown parameter 'max_docs'; it is now called 'depth'"):
+        exclude_runs(RUNS, QSTAR, max_docs=2)
+    with pytest.raises(PdevalError, match=r"min_share=1.5 is not a finite number >= 0 and <= 1"):
+        exclude_runs(RUNS, QSTAR, min_share=1.5)
+
+
+def test_leave_out_pooling_reads_a_lone_measure_as_one_measure():
+    """Issue class 7: measures="AP" was split into the measures 'A' and 'P'."""
+    lone = leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, measures="AP")
+    assert set(lone["measure"]) == {"AP"}
+    pd.testing.assert_frame_equal(lone, leave_out_pooling(LO_RUN, LO_QRELS, pool_depth=2, measures=["AP"]))
+
+
+def test_leave_out_pooling_takes_the_pool_depth_by_keyword():
+    """Vocabulary: leave_out_pooling(run, qrels, ["AP"]) read the measures as a pool depth."""
+    with pytest.raises(PdevalError, match=r"leave_out_pooling\(\): too many positional arguments; pool_depth"):
+        leave_out_pooling(LO_RUN, LO_QRELS, ["AP"])
+    with pytest.raises(PdevalError, match=r"leave_out_pooling\(\): measures=\['AP', 3\] is not"):
+        leave_out_pooling(LO_RUN, LO_QRELS, measures=["AP", 3])

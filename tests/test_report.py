@@ -85,7 +85,7 @@ def test_tables_hold_what_the_functions_return(data, written):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)
-        pooled = pdeval.evaluate(data["run"], pdeval.pool(data["run"], [5, 10], qrels=data["qrels"]), MEASURES,
+        pooled = pdeval.evaluate(data["run"], pdeval.pool(data["run"], pool_depths=[5, 10], qrels=data["qrels"]), MEASURES,
                                  complete=True)
     pools = pdeval.rank_correlation(pooled, full, methods=("tau_b",))
     csv = pd.read_csv(out / "pools.csv")

@@ -34,7 +34,7 @@ def clef():
     runs = data.runs[data.runs["run"].isin(sorted(data.runs["run"].unique())[:6])]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)
-        pool = pdeval.pool(runs, 20).merge(data.qrels, on=["query_id", "doc_id"])  # judged depth-20 pool
+        pool = pdeval.pool(runs, pool_depth=20).merge(data.qrels, on=["query_id", "doc_id"])  # judged depth-20 pool
     return runs, data.qrels, pool
 
 
@@ -51,8 +51,8 @@ def test_sample_pool_strata_and_sizes(clef):
     assert list(sample.columns) == ["query_id", "doc_id", "stratum", "relevance"]
     # the strata are the depth pools' differences
     for label, (low, high) in {"1": (0, 5), "2": (5, 10), "3": (10, 20)}.items():
-        inner = quiet(pdeval.pool, runs, high)
-        outer = quiet(pdeval.pool, runs, low) if low else inner.iloc[:0]
+        inner = quiet(pdeval.pool, runs, pool_depth=high)
+        outer = quiet(pdeval.pool, runs, pool_depth=low) if low else inner.iloc[:0]
         expected = set(map(tuple, inner.merge(qrels)[["query_id", "doc_id"]].to_numpy())) - set(
             map(tuple, outer[["query_id", "doc_id"]].to_numpy())
         )

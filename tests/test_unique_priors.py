@@ -151,7 +151,7 @@ def test_left_out_teams_own_grades_cannot_reach_its_estimate():
     run, qrels = pooled_collection(7)
     team = lambda n: n[:2]
     pooled = sorted(n for n in run["run"].unique() if team(n) != "t2")
-    left = pdeval.leave_out_pooling(run, qrels, 4, group=team, measures=["P@10"])
+    left = pdeval.leave_out_pooling(run, qrels, pool_depth=4, group=team, measures=["P@10"])
     assert not left.empty
     top = pdeval.rank_run(run, depth=4).assign(team=lambda f: f["run"].map(team))
     owners = top.groupby(["query_id", "doc_id"])["team"].agg(lambda s: set(s))

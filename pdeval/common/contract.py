@@ -101,6 +101,7 @@ def contract(
     *,
     remedies: Optional[Mapping[str, str]] = None,
     modes: Optional[Mapping[str, tuple[str, Sequence[Any]]]] = None,
+    renamed: Optional[Mapping[str, str]] = None,
     **more: Domain,
 ) -> Callable:
     """Declare the domain of every parameter of a public function and check each call.
@@ -115,6 +116,9 @@ def contract(
         Option -> (the mode parameter, the modes it applies to): an option given with a value
         other than its default under another mode is refused (``estimate``'s ``strata=`` is
         for ``method='ppi'`` only).
+    renamed
+        Old parameter name -> its new name: a call with the old keyword fails naming the new
+        one (``exclude_runs(max_docs=)`` -> ``depth=``).
 
     The decorated function keeps its name, docstring and signature (that of the function it
     wraps, engine options included); ``contract_of(f)`` returns its :class:`Contract`.
@@ -141,7 +145,7 @@ def contract(
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
-                raise PdevalError(f"{function.__name__}(): {_unbound(exc, signature, kwargs)}") from None
+                raise PdevalError(f"{function.__name__}(): {_unbound(exc, signature, kwargs, renamed)}") from None
             arguments = spec.check(bound.arguments)
             bound.arguments.update(arguments)
             return function(*bound.args, **bound.kwargs)
@@ -153,11 +157,18 @@ def contract(
     return decorate
 
 
-def _unbound(exc: TypeError, signature: inspect.Signature, kwargs: Mapping[str, Any]) -> str:
-    """Python's binding error, with the closest parameter named for an unknown keyword."""
+def _unbound(exc: TypeError, signature: inspect.Signature, kwargs: Mapping[str, Any],
+             renamed: Optional[Mapping[str, str]] = None) -> str:
+    """Python's binding error, with the new name of a renamed keyword or the closest
+    parameter named for an unknown one."""
     unknown = [name for name in kwargs if name not in signature.parameters]
     if not unknown:
+        keyword = [p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        if "positional" in str(exc) and keyword:
+            return f"{exc}; {', '.join(keyword[:4])}{', ...' if len(keyword) > 4 else ''} are given by keyword ({keyword[0]}=...)"
         return str(exc)
+    if unknown[0] in (renamed or {}):
+        return f"unknown parameter {unknown[0]!r}; it is now called {renamed[unknown[0]]!r}"
     close = difflib.get_close_matches(unknown[0], list(signature.parameters), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"the parameters are {list(signature.parameters)}"
     return f"unknown parameter {unknown[0]!r}; {hint}"

@@ -56,11 +56,13 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.common.options import check_choice, check_int, is_int
+from pdeval.common.contract import Choice, Integer, ListOf, Nullable, Real, contract
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.common.seeds import Seed, base_seed
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import ORDER_COLUMNS, POOL_DEPTH, SEED, OrderFrame
 
 __all__ = ["STRATEGIES", "judging_order", "budget_qrels", "split_budget"]
 
@@ -158,12 +160,6 @@ def split_budget(budget: int, n_topics: int, per: str) -> np.ndarray:
     share = np.full(n_topics, budget // n_topics, dtype=np.int64)
     share[: budget % n_topics] += 1
     return share
-
-
-def _check_budget(budget: object) -> int:
-    if isinstance(budget, bool) or not is_int(budget) or int(budget) <= 0:
-        raise PdevalError(f"budget must be a positive integer (judgments per topic or in total), not {budget!r}")
-    return int(budget)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,17 +326,24 @@ def _hedge(c: Candidates, budgets: np.ndarray, beta: float) -> np.ndarray:
 # public functions
 
 
-def _strategies(strategies: Union[str, Sequence[str]]) -> list[str]:
-    names = [strategies] if isinstance(strategies, str) else list(strategies)
-    if not names:
-        raise PdevalError(f"strategies is empty; choose among {', '.join(STRATEGIES)}")
-    for name in names:
-        check_choice("strategies", name, STRATEGIES)
-    if len(set(names)) != len(names):
-        raise PdevalError(f"strategies repeats a name: {names}")
-    return names
+#: the option of one strategy each -> (its strategy, its default)
+STRATEGY_OPTIONS = {"rrf_k": ("rrf", 60.0), "rbp_p": ("rbp", 0.8), "hedge_beta": ("hedge", 0.1)}
 
 
+@contract(
+    run=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    strategies=ListOf(Choice(*STRATEGIES), unique=True),
+    budget=Nullable(Integer(1)),
+    budget_per=Choice("topic", "total"),
+    pool_depth=POOL_DEPTH,
+    seed=SEED,
+    rrf_k=Real(0),
+    rbp_p=Real(0, 1, closed="neither"),
+    hedge_beta=Real(0, 1, closed="neither"),
+    remedies={"rrf_k": "RRF's constant, e.g. 60", "rbp_p": "RBP's persistence, e.g. 0.8",
+              "hedge_beta": "Hedge's learning rate, e.g. 0.1", "budget": "judgments per topic or in total"},
+)
 def judging_order(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -350,9 +353,9 @@ def judging_order(
     budget_per: str = "topic",
     pool_depth: int = 100,
     seed: Seed = 0,
-    rrf_k: float = 60.0,
-    rbp_p: float = 0.8,
-    hedge_beta: float = 0.1,
+    rrf_k: float = STRATEGY_OPTIONS["rrf_k"][1],
+    rbp_p: float = STRATEGY_OPTIONS["rbp_p"][1],
+    hedge_beta: float = STRATEGY_OPTIONS["hedge_beta"][1],
 ) -> pd.DataFrame:
     """The order in which each adjudication strategy would judge the runs' documents.
 
@@ -362,22 +365,27 @@ def judging_order(
         The runs (``run, query_id, doc_id, score``); ranked in trec_eval order and cut at
         ``pool_depth``. Topics the qrels do not hold are ignored.
     qrels : DataFrame
-        The complete judgments; adaptive strategies read the label of each document they judge
-        from it (relevant: ``relevance >= 1``; a document absent or -1 is unjudged and counts as
-        non-relevant).
-    strategies : str or list of str
+        The complete judgments, of one variant; adaptive strategies read the label of each
+        document they judge from it (relevant: ``relevance >= 1``; a document absent or -1 is
+        unjudged and counts as non-relevant).
+    strategies : str or list of str, default every strategy
         Names in :data:`STRATEGIES` (see the module documentation for each rule and paper).
     budget : int, optional
         Judgments per topic (``budget_per="topic"``) or in total (``"total"``: split evenly over
         the topics, see :func:`split_budget`); default: every candidate document.
-    budget_per : {"topic", "total"}
+    budget_per : {'topic', 'total'}, default 'topic'
+        Whether ``budget`` counts the judgments of each topic or of all topics.
     pool_depth : int, default 100
         Rank down to which the runs' documents are candidates (the depth of the pool the
         strategies order).
-    seed : int or numpy Generator
+    seed : int, numpy Generator or None, default 0
         Seed of the randomised strategy (``"thompson"``); identical input gives identical output.
-    rrf_k, rbp_p, hedge_beta : float
-        The RRF constant (60), the RBP persistence (0.8) and Hedge's β (0.1).
+    rrf_k : float, default 60.0
+        The constant ``k`` of reciprocal rank fusion (``"rrf"``), >= 0.
+    rbp_p : float, default 0.8
+        The persistence ``p`` of RBP-based pooling (``"rbp"``), in (0, 1).
+    hedge_beta : float, default 0.1
+        Hedge's ``β`` (``"hedge"``), in (0, 1).
 
     Returns
     -------
@@ -387,16 +395,42 @@ def judging_order(
     Raises
     ------
     PdevalError
-        A budget that is not a positive integer, an unknown strategy, qrels topics the runs lack.
+        A parameter outside its domain, an option of a strategy not chosen (``rrf_k=`` without
+        ``"rrf"``), qrels of several variants, qrels topics the runs lack.
+
+    See Also
+    --------
+    budget_qrels : The qrels each strategy collects at each budget.
+    pool : The depth-k pool.
+    leave_out_bias : Pool bias of runs left out of the pool.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3, "query_id": ["q1"] * 6,
+    ...                     "doc_id": ["d1", "d2", "d3", "d2", "d4", "d1"],
+    ...                     "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
+    ...                       "relevance": [1, 1, 0, 0]})
+    >>> order = pdeval.judging_order(run, qrels, ["depth", "rrf"])
+    >>> order.pivot(index="order", columns="strategy", values="doc_id")
+    strategy depth rrf
+    order
+    1           d1  d2
+    2           d2  d1
+    3           d4  d4
+    4           d3  d3
     """
-    names = _strategies(strategies)
-    check_choice("budget_per", budget_per, ("topic", "total"))
-    pool_depth = check_int("pool_depth", pool_depth, 1)
-    if not 0 < rbp_p < 1 or not 0 < hedge_beta < 1 or rrf_k < 0:
-        raise PdevalError(f"rbp_p and hedge_beta must lie in (0, 1) and rrf_k >= 0; got {rbp_p}, {hedge_beta}, {rrf_k}")
+    names = strategies
+    given = {"rrf_k": rrf_k, "rbp_p": rbp_p, "hedge_beta": hedge_beta}
+    for option, (strategy, default) in STRATEGY_OPTIONS.items():
+        if strategy not in names and given[option] != default:
+            raise PdevalError(
+                f"judging_order(): {option}= applies to the strategy {strategy!r} only, which strategies={names} "
+                f"lacks (leave {option} out, or add {strategy!r} to strategies)"
+            )
     c = candidates(run, qrels, pool_depth)
     sizes = np.diff(c.doc_start)
-    budgets = sizes.copy() if budget is None else split_budget(_check_budget(budget), c.n_topics, budget_per)
+    budgets = sizes.copy() if budget is None else split_budget(budget, c.n_topics, budget_per)
     rng = np.random.default_rng(base_seed(seed))
     pieces = []
     for name in names:
@@ -416,6 +450,13 @@ def judging_order(
     return pd.concat(pieces, ignore_index=True)
 
 
+@contract(
+    order=OrderFrame(),
+    qrels=Frame("qrels", variants=False),
+    budgets=ListOf(Integer(1), unique=True),
+    budget_per=Choice("topic", "total"),
+    remedies={"budgets": "positive judgment budgets, e.g. [25, 50, 100]"},
+)
 def budget_qrels(
     order: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -434,10 +475,11 @@ def budget_qrels(
     order : DataFrame
         The result of :func:`judging_order` (``strategy, query_id, doc_id, order``).
     qrels : DataFrame
-        The complete judgments.
+        The complete judgments, of one variant.
     budgets : int or list of int
-        Positive budgets.
-    budget_per : {"topic", "total"}
+        Distinct positive budgets.
+    budget_per : {'topic', 'total'}, default 'topic'
+        Whether a budget counts the judgments of each topic or of all topics.
 
     Returns
     -------
@@ -448,24 +490,33 @@ def budget_qrels(
     Raises
     ------
     PdevalError
-        A budget that is not a positive integer, an order frame without its columns.
+        A parameter outside its domain (a budget that is not a positive integer, an order
+        frame without its columns).
+
+    See Also
+    --------
+    judging_order : The judging orders this function cuts.
+    evaluate : Evaluates every strategy and budget at once.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a", "a", "b"], "query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"], "relevance": [1, 0, 1]})
+    >>> order = pdeval.judging_order(run, qrels, "depth")
+    >>> pdeval.budget_qrels(order, qrels, [1, 2])
+      strategy  budget query_id doc_id  relevance
+    0    depth       1       q1     d1          1
+    1    depth       2       q1     d1          1
+    2    depth       2       q1     d3          1
     """
-    check_choice("budget_per", budget_per, ("topic", "total"))
-    values = [budgets] if is_int(budgets) else list(budgets)  # type: ignore[arg-type]
-    values = [_check_budget(b) for b in values]
-    if not values:
-        raise PdevalError("budgets is empty; give at least one positive integer")
-    needed = ["strategy", "query_id", "doc_id", "order"]
-    absent = [col for col in needed if col not in order.columns]
-    if absent:
-        raise PdevalError(f"the order frame lacks columns {absent}; pass the result of judging_order")
     q = as_qrels(qrels)
     q = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
-    joined = order[needed].merge(q, on=["query_id", "doc_id"], how="inner")
+    joined = order[list(ORDER_COLUMNS)].merge(q, on=["query_id", "doc_id"], how="inner")
     topics = np.sort(pd.unique(order["query_id"]))
     topic_code = np.searchsorted(topics, joined["query_id"].to_numpy())
     pieces = []
-    for b in values:
+    for b in budgets:
         limit = split_budget(b, len(topics), budget_per)
         keep = joined["order"].to_numpy() <= limit[topic_code]
         piece = joined.loc[keep, ["strategy", "query_id", "doc_id", "relevance"]]

@@ -21,7 +21,6 @@ when its rank is below the topic's size for j (broadcast over all levels at once
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from fractions import Fraction
 from typing import Iterable, Literal, Optional, Sequence, Union
@@ -33,8 +32,11 @@ from pdeval.common.seeds import Seed, base_seed
 from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 from pdeval.frames.canonical import as_qrels, variant_keys
-from pdeval.common.options import check_choice, check_int, is_int
-from pdeval.common.progress import check_progress, progress_bar
+from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, contract
+from pdeval.common.options import is_int
+from pdeval.common.progress import progress_bar
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import PROGRESS, REMOVED_AS, SEED
 
 __all__ = ["LEVEL_GRIDS", "reduce", "reduction_sizes", "skipped_topics"]
 
@@ -69,35 +71,26 @@ _REL, _NON, _NEG = 0, 1, 2  # judgment class of a qrels row (relevant, nonreleva
 # levels and the plain qrels
 
 
-def _parse_levels(levels: Union[str, float, Iterable[float]]) -> list[Fraction]:
-    """Levels as exact fractions of a percent, validated to lie in (0, 100] and be distinct."""
-    if isinstance(levels, str):
-        key = levels.lower()
-        if key not in LEVEL_GRIDS:
-            raise PdevalError(
-                f"unknown level grid {levels!r}; known grids: {', '.join(sorted(LEVEL_GRIDS))}"
-            )
-        levels = LEVEL_GRIDS[key]
-    elif isinstance(levels, numbers.Real):
-        levels = [levels]
-    parsed = []
-    for value in levels:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise PdevalError(f"levels must be numbers (percent) in (0, 100], got {value!r}")
-        if is_int(value):
-            fraction = Fraction(int(value))
-        else:
-            if not np.isfinite(float(value)):
-                raise PdevalError(f"levels must be numbers (percent) in (0, 100], got {value!r}")
-            # the decimal the user wrote (0.1 -> 1/10), not the nearest binary float
-            fraction = Fraction(repr(float(value)))
-        if not 0 < fraction <= 100:
-            raise PdevalError(f"levels are percents in (0, 100], got {value!r}")
-        parsed.append(fraction)
-    if not parsed:
-        raise PdevalError("levels is empty; give at least one percent in (0, 100]")
-    if len(set(parsed)) != len(parsed):
-        raise PdevalError(f"levels repeat a value: {list(levels)}")
+def _fraction(value: float) -> Fraction:
+    """A level as an exact fraction of a percent: the decimal the user wrote (0.1 -> 1/10),
+    not the nearest binary float."""
+    return Fraction(int(value)) if is_int(value) else Fraction(repr(float(value)))
+
+
+def _parse_levels(levels: Iterable[float]) -> list[Fraction]:
+    """Levels (percents the contract checked) as exact fractions; levels that all lie in
+    (0, 1] with one not whole look like fractions (0.9 for 90 %) and are warned about, not
+    refused, since 0.5 % and 1 % are levels of the papers too (issue class 6)."""
+    parsed = [_fraction(value) for value in (LEVEL_GRIDS[levels] if isinstance(levels, str) else levels)]
+    if max(parsed) <= 1 and any(level.denominator > 1 for level in parsed):
+        shown = ", ".join(f"{float(level):g}" for level in parsed)
+        percents = ", ".join(f"{float(level * 100):g}" for level in parsed)
+        warnings.warn(
+            f"reduce(): every level lies in (0, 1]: levels are percents, so levels=[{shown}] keep at most "
+            f"1 % of the judgments; if you meant fractions, give percents: levels=[{percents}]",
+            PdevalWarning,
+            stacklevel=4,  # the caller of reduce (through the contract's wrapper)
+        )
     return parsed
 
 
@@ -171,7 +164,7 @@ def reduction_sizes(
     >>> reduction_sizes(7, 50), reduction_sizes(7, 50, method="rounded")
     (array(3), array(4))
     """
-    fraction = level if isinstance(level, Fraction) else _parse_levels([level])[0]
+    fraction = level if isinstance(level, Fraction) else _fraction(level)
     num, den = fraction.numerator, fraction.denominator
     count = np.asarray(count, dtype=np.int64)
     if method == "stratified":
@@ -271,6 +264,27 @@ def assemble_variants(
     )
 
 
+@contract(
+    qrels=Frame("qrels", variants=False),
+    levels=Choice(*LEVEL_GRIDS) | ListOf(Real(0, 100, closed="right"), unique=True),
+    method=Choice("stratified", "rounded", "uniform"),
+    samples=Integer(1),
+    seed=SEED,
+    nested=Nullable(Boolean()),
+    removed_as=REMOVED_AS,
+    min_rel=Integer(0),
+    min_nonrel=Integer(0),
+    rel=Integer(1),
+    on_fail=Choice("skip", "error", renamed={"raise": "error"}),
+    max_tries=Integer(1),
+    progress=PROGRESS,
+    remedies={"levels": "percents of the judgments kept, e.g. [90, 50, 10], or a grid name such as 'sakai2007'"},
+    modes={
+        "nested": ("method", ("stratified", "rounded")),
+        "on_fail": ("method", ("uniform",)),
+        "max_tries": ("method", ("uniform",)),
+    },
+)
 def reduce(
     qrels: pd.DataFrame,
     levels: Union[str, float, Iterable[float]],
@@ -283,26 +297,28 @@ def reduce(
     min_rel: int = 1,
     min_nonrel: int = 10,
     rel: int = 1,
-    on_fail: Literal["raise", "skip"] = "raise",
+    on_fail: Literal["error", "skip"] = "error",
     max_tries: int = 10000,
     progress: Optional[bool] = None,
 ) -> pd.DataFrame:
     """Reduced versions of a complete qrels: every level and sample in one frame.
 
-    Returns a qrels frame with columns ``level, sample, query_id, doc_id, relevance`` (level and
-    sample int64; level float64 only if a level is not a whole percent), ordered by level (in
-    the order given), sample, query_id, doc_id. Pass it straight to ``evaluate``: ``level`` and
-    ``sample`` are variant keys, so one call evaluates the whole experiment.
+    Pass the result straight to :func:`pdeval.evaluate`: ``level`` and ``sample`` are variant
+    keys, so one call evaluates the whole experiment.
 
     Parameters
     ----------
-    qrels
+    qrels : DataFrame
         The complete qrels ``Q*`` (no variant columns). ``Rel_t`` = documents with
         ``relevance >= rel``, ``Non_t`` = ``0 <= relevance < rel``; negative entries are
         neither, are never sampled and stay negative in every variant (E0).
-    levels
-        Percents in (0, 100], or the name of a grid in :data:`LEVEL_GRIDS`.
-    method
+    levels : str, float or list of float
+        Percents of the judgments kept, in (0, 100], or the name of a grid in
+        :data:`LEVEL_GRIDS`. Levels are percents, not fractions: when every level lies in
+        (0, 1] and one is not whole (``[0.9, 0.5]``), a :class:`~pdeval.errors.PdevalWarning`
+        says that they keep 0.9 % and 0.5 % of the judgments (give ``[90, 50]`` for 90 % and
+        50 %).
+    method : {'stratified', 'rounded', 'uniform'}, default 'stratified'
         * ``"stratified"`` — Buckley & Voorhees 2004 as used by Sakai 2007 and He, Macdonald
           & Ounis 2008 (E1, E3): keep a random ``R_j``-subset of ``Rel_t`` and ``N_j``-subset of
           ``Non_t`` with ``R_j = min(R, max(min_rel, floor(R*j/100)))`` and
@@ -313,62 +329,84 @@ def reduce(
           ``J_t`` of size ``m = max(1, floor(p*|J_t|/100 + 0.5))``, redrawn while it holds no
           relevant document (at most ``max_tries`` draws). ``min_rel``/``min_nonrel`` and
           ``nested`` do not apply.
-    samples, seed
-        Draw ``s`` (0..samples-1) uses ``np.random.default_rng([seed, s])`` and consumes one
-        uniform key per judged document, topic by topic in sorted topic-id order; a stratum's
-        random permutation is the order of its keys. A ``numpy.random.Generator`` as ``seed``
-        contributes one integer drawn from it; ``None`` one from the operating system's entropy
-        (a different draw on every call).
-    nested
-        Stratified methods (default ``True``, Sakai 2007): one permutation of ``Rel_t`` and one
-        of ``Non_t`` per (topic, sample), and level j keeps the first ``R_j`` / ``N_j`` of them,
-        so lower levels are subsets of higher ones. With ``False`` every (level, sample) is an
-        independent draw from ``np.random.default_rng([seed, s, a, b])`` where ``j = a/b`` in
-        lowest terms (``[seed, s, j, 1]`` for whole percents), which makes a level's sample
-        independent of the other levels requested. Uniform samples always use these
-        per-level generators (they are not nested, E4); ``nested=True`` with ``"uniform"``
-        raises.
-    removed_as
-        ``"pooled"`` (default): removed judgments become -1 (pooled but unjudged), which infAP,
-        subAP and indAP need. ``"absent"``: their rows are dropped.
-    min_rel, min_nonrel
-        The minimums of the stratified methods (Buckley & Voorhees' 1 and 10).
-    rel
-        The relevance threshold θ that defines ``Rel_t`` (default 1).
-    on_fail
+    samples : int, default 1
+        The number of draws per level (the ``sample`` key, 0..samples-1).
+    seed : int, numpy Generator or None, default 0
+        Draw ``s`` uses ``np.random.default_rng([seed, s])`` and consumes one uniform key per
+        judged document, topic by topic in sorted topic-id order; a stratum's random
+        permutation is the order of its keys. A ``numpy.random.Generator`` contributes one
+        integer drawn from it; ``None`` one from the operating system's entropy (a different
+        draw on every call).
+    nested : bool, optional
+        Stratified methods only (default ``True``, Sakai 2007): one permutation of ``Rel_t``
+        and one of ``Non_t`` per (topic, sample), and level j keeps the first ``R_j`` / ``N_j``
+        of them, so lower levels are subsets of higher ones. With ``False`` every (level,
+        sample) is an independent draw from ``np.random.default_rng([seed, s, a, b])`` where
+        ``j = a/b`` in lowest terms (``[seed, s, j, 1]`` for whole percents), which makes a
+        level's sample independent of the other levels requested. Uniform samples always use
+        these per-level generators (they are not nested, E4), and refuse ``nested``.
+    removed_as : {'pooled', 'absent'}, default 'pooled'
+        ``"pooled"``: removed judgments become -1 (pooled but unjudged), which infAP, subAP
+        and indAP need. ``"absent"``: their rows are dropped.
+    min_rel : int, default 1
+        The minimum ``R_j`` of the stratified methods (Buckley & Voorhees' 1).
+    min_nonrel : int, default 10
+        The minimum ``N_j`` of the stratified methods (Buckley & Voorhees' 10).
+    rel : int, default 1
+        The relevance threshold θ that defines ``Rel_t``.
+    on_fail : {'error', 'skip'}, default 'error'
         Uniform sampling only: what to do with a topic that has no relevant document after
-        ``max_tries`` draws: ``"raise"`` a :class:`PdevalError`, or ``"skip"`` it in that
-        (level, sample). Topics with ``R = 0`` cannot succeed and are always skipped up front.
-    progress
+        ``max_tries`` draws: ``"error"`` raises a :class:`~pdeval.errors.PdevalError`,
+        ``"skip"`` drops the topic from that (level, sample). Topics with ``R = 0`` cannot
+        succeed and are always skipped up front. (The old word ``'raise'`` is refused, naming
+        ``'error'``.)
+    max_tries : int, default 10000
+        Uniform sampling only: the draws tried per topic before ``on_fail`` applies.
+    progress : bool, optional
         A progress bar over the draws: True, False, or None (only for long work on a terminal
         or in a notebook).
 
-    Skipped topics (uniform only) are dropped from the derived qrels of the variants where they
-    were skipped, a :class:`PdevalWarning` lists them, and ``result.attrs["skipped_topics"]``
-    holds one record (``level, sample, query_id, reason``) per skipped topic and variant
-    (:func:`skipped_topics` turns it into a frame). For the stratified methods the list is
-    empty: every topic is kept (a topic with ``R = 0`` keeps ``R_j = 0``).
+    Returns
+    -------
+    DataFrame
+        A qrels frame ``level, sample, query_id, doc_id, relevance`` (level and sample int64;
+        level float64 only if a level is not a whole percent), ordered by level (in the order
+        given), sample, query_id, doc_id. With ``method="stratified"`` level 100 reproduces
+        ``Q*`` exactly. Skipped topics (uniform only) are dropped from the derived qrels of the
+        variants where they were skipped, a :class:`~pdeval.errors.PdevalWarning` lists them,
+        and ``result.attrs["skipped_topics"]`` holds one record (``level, sample, query_id,
+        reason``) per skipped topic and variant (:func:`skipped_topics` turns it into a frame).
+        For the stratified methods the list is empty: every topic is kept (a topic with
+        ``R = 0`` keeps ``R_j = 0``).
 
-    With ``method="stratified"`` level 100 reproduces ``Q*`` exactly.
+    Raises
+    ------
+    PdevalError
+        A parameter outside its domain, qrels with variant columns or a sampling design, a
+        uniform draw without a relevant document under ``on_fail='error'``.
+
+    See Also
+    --------
+    pool : Qrels of a shallower pool.
+    mixed_pool : A depth pool plus random judgments.
+    sample_pool : A stratified sample of a pool, for the sampled estimators.
+    evaluate : Evaluates every level and sample at once.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 12, "doc_id": [f"d{i}" for i in range(12)],
+    ...                       "relevance": [1, 1, 1, 1] + [0] * 8})
+    >>> reduced = pdeval.reduce(qrels, [100, 50], min_nonrel=2, removed_as="absent")
+    >>> reduced.groupby("level", sort=False)["relevance"].agg(["size", "sum"])
+           size  sum
+    level
+    100      12    4
+    50        6    2
     """
-    check_choice("method", method, ("stratified", "rounded", "uniform"))
-    check_choice("removed_as", removed_as, ("pooled", "absent"))
-    check_choice("on_fail", on_fail, ("raise", "skip"))
-    samples = check_int("samples", samples, 1)
-    min_rel = check_int("min_rel", min_rel, 0)
-    min_nonrel = check_int("min_nonrel", min_nonrel, 0)
-    rel = check_int("rel", rel, 1)
-    max_tries = check_int("max_tries", max_tries, 1)
     if nested is None:
         nested = method != "uniform"
-    if method == "uniform" and nested:
-        raise PdevalError(
-            "uniform sampling is not nested across levels (Yilmaz & Aslam 2008; MEASURES.md E4); "
-            "leave nested unset or pass nested=False"
-        )
     parsed = _parse_levels(levels)
     level_values = _level_values(parsed)
-    check_progress(progress)
     base = base_seed(seed)
     prepared = PreparedQrels(plain_qrels(qrels, "reduce"), rel)
 
@@ -398,7 +436,7 @@ def reduce(
             + "; ".join(f"{r}: {n}" for r, n in frame["reason"].value_counts().items())
             + ". See result.attrs['skipped_topics'].",
             PdevalWarning,
-            stacklevel=2,
+            stacklevel=3,  # the caller of reduce (through the contract's wrapper)
         )
     return result
 
@@ -491,7 +529,7 @@ def _reduce_uniform(
             sub = sub[failing[sub_topic]]
             tries += 1
         failed_ids = prepared.topics[failing].tolist()
-        if failed_ids and on_fail == "raise":
+        if failed_ids and on_fail == "error":
             raise PdevalError(
                 f"uniform sampling at level {value}, sample {s}: {len(failed_ids)} topic(s) had no "
                 f"relevant document in any of {max_tries} draws: {failed_ids[:10]}. Pass "

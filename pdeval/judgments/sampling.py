@@ -33,7 +33,10 @@ from pdeval.common.seeds import Seed, base_seed
 from pdeval.judgments.draws import key_bits, random_keys, ranks_by_key
 from pdeval.errors import PdevalError, PdevalWarning
 from pdeval.frames.canonical import as_qrels, as_run
-from pdeval.common.options import check_int
+from pdeval.common.contract import Integer, ListOf, Real, contract
+from pdeval.engine.options import OPTION_DOMAINS
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import POOL_DEPTH, POOLED, SEED
 from pdeval.judgments.pooling import best_ranks, row_positions, select_runs
 from pdeval.engine.ranking import ScorePrecision, rank_run
 
@@ -48,8 +51,8 @@ def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, pool_depth: int, pooled
     qrels = as_qrels(qrels)
     if len(qrels.columns) > 3:
         raise PdevalError(
-            f"sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
-            f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant first"
+            f"qrels: sampling takes one complete qrels (query_id, doc_id, relevance); these have extra columns "
+            f"{[c for c in qrels.columns if c not in ('query_id', 'doc_id', 'relevance')]}: select one variant and drop the other columns first"
         )
     best = best_ranks(run, pool_depth, pooled, score_precision)
     position = row_positions(qrels, best["query_id"], best["doc_id"])
@@ -60,7 +63,7 @@ def _judged_pool(qrels: pd.DataFrame, run: pd.DataFrame, pool_depth: int, pooled
             f"{int((~judged).sum())} pooled document(s) have no judgment in the qrels and cannot be sampled; "
             "they are left out of the sample (as documents outside the pool)",
             PdevalWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of sample_pool / sample_inclusion (through the contract's wrapper)
         )
     return best.assign(relevance=level)[judged].reset_index(drop=True)
 
@@ -69,6 +72,17 @@ def _with_samples(frame: pd.DataFrame, samples: int) -> pd.DataFrame:
     return frame if samples == 1 else frame.assign(sample=np.repeat(np.arange(samples), len(frame) // samples))
 
 
+@contract(
+    run=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    strata=ListOf(Integer(1), unique=True),
+    rates=ListOf(Real(0, 1, closed="right")),
+    samples=Integer(1),
+    seed=SEED,
+    pooled=POOLED,
+    score_precision=OPTION_DOMAINS["score_precision"],
+    remedies={"strata": "increasing depth bounds such as (10, 30, 100)", "rates": "one share in (0, 1] per stratum"},
+)
 def sample_pool(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -88,49 +102,71 @@ def sample_pool(
     ⌈rate_c · n_c⌉ are drawn uniformly without replacement (at least one of a nonempty stratum;
     ``rate = 1`` judges the stratum completely). ``qrels`` are the complete judgments: a sampled
     document keeps its level, the others get ``-1``; pooled documents the qrels do not judge are
-    left out with a warning.
-
-    Returns ``query_id, doc_id, stratum, relevance`` (plus ``sample`` first when ``samples > 1``),
-    ready for ``xinfAP`` / ``infNDCG`` / ``iP@k`` (Yilmaz, Kanoulas & Aslam, SIGIR 2008, "A
-    simple and efficient sampling method for estimating AP and NDCG"). Every sample draws its
-    own random order of each (topic, stratum) from ``seed``.
+    left out with a warning. The result is ready for ``xinfAP`` / ``infNDCG`` / ``iP@k``
+    (Yilmaz, Kanoulas & Aslam, SIGIR 2008, "A simple and efficient sampling method for
+    estimating AP and NDCG"). Every sample draws its own random order of each (topic, stratum)
+    from ``seed``.
 
     Parameters
     ----------
-    run
+    run : DataFrame
         The run frame whose pool is sampled.
-    qrels
-        The complete judgments: a sampled document keeps its level.
-    strata
+    qrels : DataFrame
+        The complete judgments (``query_id, doc_id, relevance``): a sampled document keeps its
+        level.
+    strata : list of int, default (10, 30, 100)
         Increasing upper depth bounds of the strata.
-    rates
-        The share of each stratum that is judged, in (0, 1].
-    samples
+    rates : list of float, default (1.0, 0.5, 0.1)
+        The share of each stratum that is judged, in (0, 1], one per stratum.
+    samples : int, default 1
         The number of independent samples (a ``sample`` column when > 1).
-    seed
+    seed : int, numpy Generator or None, default 0
         An integer, None (fresh entropy) or a ``numpy.random.Generator``.
-    pooled
-        The runs that make the pool (default: all).
-    score_precision
+    pooled : list of str, optional
+        The runs that make the pool (default: every run).
+    score_precision : {'float64', 'float32'}, default 'float64'
         As :func:`pdeval.evaluate` orders scores.
 
     Returns
     -------
-    pandas.DataFrame
-        ``[sample,] query_id, doc_id, stratum, relevance``.
+    DataFrame
+        ``[sample,] query_id, doc_id, stratum, relevance`` (``sample`` first when
+        ``samples > 1``).
 
     Raises
     ------
     PdevalError
-        Strata that do not increase, rates outside (0, 1], a bad ``samples`` or ``seed``.
+        Strata that do not increase, not one rate per stratum, qrels with extra columns, a
+        parameter outside its domain.
+
+    See Also
+    --------
+    sample_inclusion : A sample with inclusion probabilities, for statAP.
+    pool : The depth-k pool itself.
+    evaluate : xinfAP, infNDCG and iP@k on the sample.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 4, "query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["d1", "d2", "d3", "d4"],
+    ...                       "relevance": [1, 0, 1, 1]})
+    >>> sample = pdeval.sample_pool(run, qrels, strata=[2, 4], rates=[1.0, 0.5])
+    >>> sample.groupby("stratum")["relevance"].apply(lambda r: int((r >= 0).sum()))  # judged per stratum
+    stratum
+    1    2
+    2    1
+    Name: relevance, dtype: int64
     """
-    bounds = [check_int("strata", bound, 1) for bound in strata]
-    if bounds != sorted(set(bounds)):
-        raise PdevalError(f"strata must be increasing depth bounds such as (10, 30, 100), not {list(strata)}")
-    rate = np.asarray(list(rates), dtype=np.float64)
-    if len(rate) != len(bounds) or not ((rate > 0) & (rate <= 1)).all():
-        raise PdevalError(f"rates must hold one rate in (0, 1] per stratum ({len(bounds)}), not {list(rates)}")
-    samples = check_int("samples", samples, 1)
+    bounds = strata
+    if bounds != sorted(bounds):
+        raise PdevalError(f"sample_pool(): strata={list(strata)} are not increasing depth bounds such as (10, 30, 100)")
+    rate = np.asarray(rates, dtype=np.float64)
+    if len(rate) != len(bounds):
+        raise PdevalError(
+            f"sample_pool(): rates={list(rates)} has {len(rate)} rate(s) for {len(bounds)} strata; give one rate in "
+            "(0, 1] per stratum"
+        )
     pool = _judged_pool(qrels, run, bounds[-1], pooled, score_precision)
     stratum = np.searchsorted(np.asarray(bounds), pool["best_rank"].to_numpy(), side="left")
     topic_code = pd.factorize(pool["query_id"])[0]
@@ -185,6 +221,17 @@ def _inclusion_probabilities(weight: np.ndarray, topic: np.ndarray, size: float)
         capped |= newly
 
 
+@contract(
+    run=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    size=Real(0, closed="right"),
+    pool_depth=POOL_DEPTH,
+    samples=Integer(1),
+    seed=SEED,
+    pooled=POOLED,
+    score_precision=OPTION_DOMAINS["score_precision"],
+    remedies={"size": "the expected number of sampled documents per topic"},
+)
 def sample_inclusion(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -200,47 +247,66 @@ def sample_inclusion(
 
     Each document of the depth-``pool_depth`` pool of ``run`` gets the weight Σ_runs w(rank) /
     #runs (:func:`ap_prior` with N = ``pool_depth``; a run that does not retrieve it within
-    ``pool_depth`` adds 0), its inclusion
-    probability π = min(1, c·weight) with c such that the expected number of sampled documents
-    per topic is ``size`` (all of them when the pool is smaller), and is sampled independently
-    with probability π. Returns ``query_id, doc_id, relevance, inclusion_prob`` of the sampled
-    documents (plus ``sample`` first when ``samples > 1``), the judgments from ``qrels``;
-    evaluate it with ``statAP``, ``statP@k``, ...: R̂ = Σ 1/π over the sampled relevant
-    documents is unbiased for R (Aslam, Pavlu & Yilmaz, SIGIR 2006, "A statistical method for
-    system evaluation using incomplete judgments").
+    ``pool_depth`` adds 0), its inclusion probability π = min(1, c·weight) with c such that the
+    expected number of sampled documents per topic is ``size`` (all of them when the pool is
+    smaller), and is sampled independently with probability π. Evaluate the result with
+    ``statAP``, ``statP@k``, ...: R̂ = Σ 1/π over the sampled relevant documents is unbiased for
+    R (Aslam, Pavlu & Yilmaz, SIGIR 2006, "A statistical method for system evaluation using
+    incomplete judgments").
 
     Parameters
     ----------
-    run
+    run : DataFrame
         The run frame whose depth pool is sampled.
-    qrels
-        The complete judgments: a sampled document keeps its level.
-    size
-        The expected number of sampled documents per topic.
-    pool_depth
+    qrels : DataFrame
+        The complete judgments (``query_id, doc_id, relevance``): a sampled document keeps its
+        level.
+    size : float
+        The expected number of sampled documents per topic (> 0).
+    pool_depth : int, default 100
         The depth of the pool.
-    samples, seed
-        The number of independent samples (a ``sample`` column when > 1) and their seed: an
-        integer, None (fresh entropy) or a ``numpy.random.Generator``.
-    pooled
-        The runs whose depth pool is sampled (default: all).
-    score_precision
+    samples : int, default 1
+        The number of independent samples (a ``sample`` column when > 1).
+    seed : int, numpy Generator or None, default 0
+        An integer, None (fresh entropy) or a ``numpy.random.Generator``.
+    pooled : list of str, optional
+        The runs whose depth pool is sampled (default: every run).
+    score_precision : {'float64', 'float32'}, default 'float64'
         As :func:`pdeval.evaluate` orders scores.
 
     Returns
     -------
-    pandas.DataFrame
-        ``[sample,] query_id, doc_id, relevance, inclusion_prob``.
+    DataFrame
+        ``[sample,] query_id, doc_id, relevance, inclusion_prob`` of the sampled documents, the
+        judgments from ``qrels`` (``sample`` first when ``samples > 1``).
 
     Raises
     ------
     PdevalError
-        A bad ``size``, ``pool_depth``, ``samples`` or ``seed``, an unknown pooled run.
+        An unknown pooled run, qrels with extra columns, a parameter outside its domain.
+
+    See Also
+    --------
+    sample_pool : A stratified sample, for xinfAP and infNDCG.
+    prels_qrels : statAP prels read from files.
+    evaluate : statAP and statP@k on the sample.
+
+    Examples
+    --------
+    >>> docs = [f"d{i}" for i in range(1, 7)]
+    >>> run = pd.DataFrame({"run": "a", "query_id": "q1", "doc_id": docs, "score": [6.0, 5, 4, 3, 2, 1]})
+    >>> qrels = pd.DataFrame({"query_id": "q1", "doc_id": docs, "relevance": [1, 0, 1, 1, 0, 0]})
+    >>> sample = pdeval.sample_inclusion(run, qrels, size=3, pool_depth=6, samples=100)
+    >>> sample.groupby("doc_id")["inclusion_prob"].first().round(2)  # rank 1 most likely
+    doc_id
+    d1    0.86
+    d2    0.61
+    d3    0.49
+    d4    0.40
+    d5    0.34
+    d6    0.29
+    Name: inclusion_prob, dtype: float64
     """
-    pool_depth = check_int("pool_depth", pool_depth, 1)
-    samples = check_int("samples", samples, 1)
-    if not (isinstance(size, (int, float)) and size > 0):
-        raise PdevalError(f"size must be a positive number of documents per topic, not {size!r}")
     pool = _judged_pool(qrels, run, pool_depth, pooled, score_precision)
     chosen_runs = select_runs(as_run(run), pooled)
     ranked = rank_run(chosen_runs[["run", "query_id", "doc_id", "score"]], score_precision=score_precision,

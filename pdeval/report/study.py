@@ -328,7 +328,7 @@ def _pools(run, qrels, measures, depths: list[int], tables: dict, results: dict,
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdevalWarning)  # pooled but unjudged documents stay absent
-        pooled_qrels = pool(run, depths, qrels=qrels)
+        pooled_qrels = pool(run, pool_depths=depths, qrels=qrels)
     info["pool_share"] = _judged_share(pooled_qrels, qrels, "depth").to_dict()
     pooled = evaluate(run, pooled_qrels, measures, complete=True)
     results["pooled"] = pooled
