@@ -101,6 +101,7 @@ def contract(
     *,
     remedies: Optional[Mapping[str, str]] = None,
     modes: Optional[Mapping[str, tuple[str, Sequence[Any]]]] = None,
+    renamed: Optional[Mapping[str, str]] = None,
     **more: Domain,
 ) -> Callable:
     """Declare the domain of every parameter of a public function and check each call.
@@ -115,6 +116,9 @@ def contract(
         Option -> (the mode parameter, the modes it applies to): an option given with a value
         other than its default under another mode is refused (``estimate``'s ``strata=`` is
         for ``method='ppi'`` only).
+    renamed
+        Old keyword -> its new name: a call with the old keyword fails naming the new one
+        (with the new parameter's remedy), however far apart the two names are spelt.
 
     The decorated function keeps its name, docstring and signature (that of the function it
     wraps, engine options included); ``contract_of(f)`` returns its :class:`Contract`.
@@ -138,6 +142,12 @@ def contract(
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
+            old = next((name for name in kwargs if name in (renamed or {}) and name not in names), None)
+            if old is not None:
+                new = renamed[old]
+                note = (remedies or {}).get(new, "")
+                raise PdevalError(f"{function.__name__}(): the parameter {old!r} is now called {new!r}"
+                                  + (f" ({note})." if note else "."))
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
