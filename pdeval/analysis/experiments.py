@@ -23,7 +23,7 @@ import pandas as pd
 
 from pdeval.analysis.bundle import ResultFrame
 from pdeval.analysis.sensitivity import TrainingSensitivity, _inverse, _sd, combine_sensitivities, inverse_sd, sign_test
-from pdeval.common.contract import Anything, Integer, ListOf, Nullable, Real, Text, contract
+from pdeval.common.contract import Anything, Instance, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.domains import Frame
 from pdeval.frames.canonical import as_result, result_keys
@@ -40,6 +40,8 @@ __all__ = [
 TopicSet = Sequence[str]
 #: the domain of ``train_topics=`` and ``test_topics=``: topic ids
 TOPICS = Nullable(ListOf(Text("a topic id") | Integer(), lone=False))
+#: one task of ``tasks=``: (train topics, test topics); _normalise_tasks checks the two topic sets
+PAIR = Instance((tuple, list), "a (train topics, test topics) pair", (["1"], ["2"]))
 Tasks = Union[Mapping[str, tuple[TopicSet, TopicSet]], Sequence[tuple[TopicSet, TopicSet]]]
 
 
@@ -263,7 +265,7 @@ def _tested_frames(name: str, theta: pd.DataFrame, lookup: pd.Series, measures: 
 
 @contract(result=Frame("result"), param=Text("a column name"), measures=ListOf(Text("a measure name"), unique=True),
           train_topics=TOPICS, test_topics=TOPICS, reference_measure=Text("a measure name"),
-          tasks=Nullable(Anything(why="a mapping name -> (train, test) or a list of pairs: _normalise_tasks")),
+          tasks=Nullable(MappingOf(Text("a task name"), PAIR, min_len=1) | ListOf(PAIR, lone=False)),
           reference=Nullable(Frame("result")), full_level=Nullable(Real()),
           grid=Nullable(ListOf(Anything(why="values of the param column, of any type"), lone=False)),
           alpha=Real(0, 1, closed="neither"), renamed={"baseline": "reference_measure"})
