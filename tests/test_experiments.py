@@ -274,3 +274,14 @@ def test_errors_name_the_problem():
     gappy = frame.drop(frame.index[(frame["level"] == 10) & (frame["sample"] == 3) & (frame["b"] == 0.70)][:1])
     with pytest.raises(SchemaError, match="lacks topics"):
         training_sensitivity(gappy, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+
+
+def test_the_reference_measure_is_named_as_a_measure():
+    """Vocabulary: baseline= is a run everywhere; training_sensitivity's measure is reference_measure=."""
+    frame = experiment()
+    out = training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST,
+                               reference_measure="AP")
+    assert isinstance(out, pd.DataFrame) and set(out["kind"]) == {"opt", "diff"}
+    assert out.reference_measure == "AP" and isinstance(out.stability, pd.DataFrame)
+    with pytest.raises(PdevalError, match="'baseline' is now called 'reference_measure'"):
+        training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST, baseline="AP")

@@ -809,3 +809,13 @@ def test_letters_express_any_threshold_pattern(means, threshold):
     assert list(compact_letter_display(frame)["mean"]) == sorted(means, reverse=True)
     for row in frame.itertuples():
         assert bool(set(letters[row.run_a]) & set(letters[row.run_b])) == (not row.significant)
+
+
+def test_tukey_takes_baseline_and_numpy_integers():
+    """Vocabulary: tukey_hsd(baselines=) is baseline= as in compare; numpy integers are integers."""
+    frame = to_frame(scores(m=4, n=10))
+    out = tukey_hsd(frame, baseline="r0", n_resamples=np.int64(50), progress=False)
+    assert set(out["baseline"]) == {"r0"} and (out["n_resamples"] == 50).all()
+    with pytest.raises(PdevalError, match="'baselines' is now called 'baseline'"):
+        tukey_hsd(frame, baselines="r0")
+    assert topic_set_size(0.05, design="anova", min_delta=0.1, n_systems=np.int64(3))["n_systems"].item() == 3

@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from pdeval.analysis.bundle import ResultFrame
-from pdeval.analysis.sensitivity import TrainingSensitivity, _inverse, _sd, combine_sensitivities, inverse_sd, sign_test
+from pdeval.analysis.sensitivity import (
+    TrainingSensitivity, combine_sensitivities, inverse_of, inverse_sd, sample_sd, sign_test,
+)
 from pdeval.common.contract import Anything, Instance, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.domains import Frame
@@ -421,17 +423,17 @@ def training_sensitivity(
     optimal = pd.concat(optimal_frames, ignore_index=True)
     stability = (
         optimal.groupby(["task", "measure", "level"], sort=False, observed=True)["theta"]
-        .agg(n_samples="count", sigma=lambda s: _sd(s.astype(float)))
+        .agg(n_samples="count", sigma=lambda s: sample_sd(s.astype(float)))
         .reset_index()
     )
-    stability["inv_sigma"] = _inverse(stability["sigma"])
+    stability["inv_sigma"] = inverse_of(stability["sigma"])
     differences = pd.concat(diff_frames, ignore_index=True)
     diff_stability = (
         differences.groupby(["task", "measure", "level", "evaluated"], sort=False, observed=True)["diff"]
-        .agg(n_samples="count", sigma=lambda s: _sd(s))
+        .agg(n_samples="count", sigma=lambda s: sample_sd(s))
         .reset_index()
     )
-    diff_stability["inv_sigma"] = _inverse(diff_stability["sigma"])
+    diff_stability["inv_sigma"] = inverse_of(diff_stability["sigma"])
     return ResultFrame.of(TrainingSensitivity(
         param=param, reference_measure=reference_measure, measures=measures, optimal=optimal, stability=stability,
         effectiveness=pd.concat(effect_frames, ignore_index=True), differences=differences,

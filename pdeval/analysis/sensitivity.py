@@ -16,7 +16,7 @@ import pandas as pd
 from pdeval.analysis.bundle import ResultBundle, ResultFrame
 from pdeval.errors import PdevalError
 
-__all__ = ["TrainingSensitivity", "combine_sensitivities", "inverse_sd", "sign_test"]
+__all__ = ["TrainingSensitivity", "combine_sensitivities", "inverse_of", "inverse_sd", "sample_sd", "sign_test"]
 
 
 def sign_test(a: int, b: int) -> float:
@@ -46,11 +46,11 @@ def inverse_sd(values: Sequence[float], ddof: int = 1) -> float:
     values = np.asarray(values, dtype=np.float64)
     if values.size <= ddof:
         return float("nan")
-    sd = _sd(values, ddof)
+    sd = sample_sd(values, ddof)
     return math.inf if sd == 0 else 1.0 / sd
 
 
-def _sd(values, ddof: int = 1) -> float:
+def sample_sd(values, ddof: int = 1) -> float:
     """Sample standard deviation; exactly 0 when every value is equal (``np.std`` of ten copies
     of 0.6 is 1.2e-16 through the rounding of the mean, which would make 1/sd finite)."""
     values = np.asarray(values, dtype=np.float64)
@@ -61,7 +61,8 @@ def _sd(values, ddof: int = 1) -> float:
     return float(np.std(values, ddof=ddof))
 
 
-def _inverse(sd: pd.Series) -> pd.Series:
+def inverse_of(sd: pd.Series) -> pd.Series:
+    """1 / sd element-wise: +inf where sd is 0, NaN where it is NaN."""
     out = 1.0 / sd.where(sd != 0)
     return out.where(sd != 0, np.inf).where(sd.notna())
 
