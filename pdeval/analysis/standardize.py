@@ -139,8 +139,8 @@ def zscore_table(result: pd.DataFrame, reference: Reference = None, *, trec_eval
 
     Examples
     --------
-    >>> result = pd.DataFrame({"run": ["a", "a", "b", "b", "c", "c"], "query_id": ["1", "2"] * 3,
-    ...                        "measure": "AP", "value": [0.1, 0.5, 0.3, 0.6, 0.5, 0.7]})
+    >>> result = pd.DataFrame({"run": list("aabbcc"), "query_id": list("121212"), "measure": "AP",
+    ...                        "value": [0.1, 0.5, 0.3, 0.6, 0.5, 0.7]})
     >>> pdeval.zscore_table(result).round(3)
       query_id measure  mean  stddev
     0        1     map   0.3     0.2
