@@ -44,8 +44,8 @@ __all__ = ["reproducibility", "pair_table", "LEVELS"]
 LEVELS = ("ranked_list", "topic_scores", "overall_effect")
 Pairs = Union[None, Mapping[str, Any], Sequence[tuple]]
 #: the domain of ``pairs=`` (:func:`pair_table` checks the names against the runs)
-PAIRS = (MappingOf(Text("a run name"), Text("a run name") | MappingOf(Text("a run name"), Text("a run name"), min_len=1),
-                   min_len=1)
+_RUN_NAME = Text("a run name")
+PAIRS = (MappingOf(_RUN_NAME, _RUN_NAME | MappingOf(_RUN_NAME, _RUN_NAME, min_len=1), min_len=1)
          | ListOf(Instance((tuple,), "an (original, reproduced) tuple", ("a", "b")), lone=False))
 
 
