@@ -78,7 +78,8 @@ def pair_table(original: pd.DataFrame, reproduced: pd.DataFrame, pairs: Pairs = 
         rows = []
         for item in pairs:
             if not (isinstance(item, tuple) and len(item) == 2):
-                raise PdevalError(f"pairs must hold (original, reproduced) tuples, not {item!r}")
+                raise PdevalError(f"reproducibility(): pairs must hold (original, reproduced) tuples, not {item!r} "
+                                  "(give each pair as a tuple of two run names)")
             rows.append(("", item[0], item[1]))
     table = pd.DataFrame(rows, columns=["reproduction", "original", "reproduced"]).astype(str)
     for column, names, frame in (("original", names_o, "original"), ("reproduced", names_r, "reproduced")):
