@@ -240,7 +240,7 @@ RESAMPLING = {
 @pytest.mark.parametrize("name", sorted(RESAMPLING))
 @pytest.mark.parametrize("bad", [2.5, "10", True, 0])
 def test_resample_counts_are_integers(name, bad):
-    with pytest.raises(PdevalError, match=r"n_resamples must be an integer >= 1"):
+    with pytest.raises(PdevalError, match=rf"{name}\(\): n_resamples={bad!r} is not .*an integer >= 1"):
         RESAMPLING[name](_result(), n_resamples=bad, progress=False)
 
 
@@ -250,16 +250,16 @@ def test_seed_is_an_int_none_or_a_generator(name):
     a = call(_result(), n_resamples=20, seed=7, progress=False)
     b = call(_result(), n_resamples=20, seed=np.random.default_rng(7), progress=False)
     call(_result(), n_resamples=20, seed=None, progress=False)
-    frame = a if isinstance(a, pd.DataFrame) else a.to_frame()
-    assert isinstance(frame, pd.DataFrame) and isinstance(b, type(a))
+    assert isinstance(a, pd.DataFrame) and isinstance(b, type(a))
+    pd.testing.assert_frame_equal(a, b)
     for bad in (-1, 1.5, "x", True):
-        with pytest.raises(PdevalError, match="seed must be"):
+        with pytest.raises(PdevalError, match=rf"{name}\(\): seed={bad!r} is not None or an integer >= 0 or a numpy"):
             call(_result(), n_resamples=20, seed=bad, progress=False)
 
 
 @pytest.mark.parametrize("name", sorted(RESAMPLING))
 def test_progress_is_a_bool_or_none(name):
-    with pytest.raises(PdevalError, match="progress must be True, False or None"):
+    with pytest.raises(PdevalError, match=rf"{name}\(\): progress='yes' is not None or True or False"):
         RESAMPLING[name](_result(), n_resamples=20, progress="yes")
 
 
@@ -284,12 +284,17 @@ def test_fill_holes_refuses_a_bool_depth():
 def test_result_bundles_show_their_summary_table():
     result = pd.concat([_result().assign(measure=m) for m in ("AP", "P@10")], ignore_index=True)
     qrels = pd.DataFrame({"query_id": ["1"] * 4, "doc_id": list("abcd"), "relevance": [0, 1, 2, 1]})
-    bundles = [
-        pdeval.anova(result),
-        pdeval.swap_rates(result, c=2, n_resamples=10, progress=False),
-        pdeval.discriminative_power(result, n_resamples=10, progress=False),
-        pdeval.agreement(qrels, {"x": qrels.assign(relevance=[0, 1, 1, 1])}),
-    ]
+    frames = {
+        "anova": (pdeval.anova(result), "effect_sizes"),
+        "swap_rates": (pdeval.swap_rates(result, c=2, n_resamples=10, progress=False), "bins"),
+        "discriminative_power": (pdeval.discriminative_power(result, n_resamples=10, progress=False), "pairs"),
+    }
+    for name, (frame, view) in frames.items():  # a DataFrame (its summary table) carrying its other frames
+        assert isinstance(frame, pd.DataFrame) and len(frame), name
+        assert isinstance(getattr(frame, view), pd.DataFrame) and view in frame.views(), name
+        for derived in (frame.sort_values(frame.columns[0]), frame.head(1), pd.concat([frame, frame])):
+            assert type(derived) is pd.DataFrame, name
+    bundles = [pdeval.agreement(qrels, {"x": qrels.assign(relevance=[0, 1, 1, 1])})]
     for bundle in bundles:
         table = bundle.to_frame()
         assert isinstance(table, pd.DataFrame) and len(table)

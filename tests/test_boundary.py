@@ -338,14 +338,14 @@ def _result():
 
 
 for name, call, pattern in [
-    ("discriminative_power seed='x'", lambda: pdeval.discriminative_power(_result(), n_resamples=10, seed="x", progress=False), r"seed must be a non-negative integer.*'x'"),
-    ("discriminative_power n_resamples='x'", lambda: pdeval.discriminative_power(_result(), n_resamples="x", progress=False), r"n_resamples must be an integer >= 1, not 'x'"),
-    ("discriminative_power alpha=2", lambda: pdeval.discriminative_power(_result(), n_resamples=10, alpha=2, progress=False), r"alpha must be a number in \(0, 1\), not 2"),
-    ("compare seed=-1", lambda: pdeval.compare(_result(), test="permutation", seed=-1), r"seed must be a non-negative integer.*-1"),
-    ("compare n_resamples=1.5", lambda: pdeval.compare(_result(), test="permutation", n_resamples=1.5), r"n_resamples must be an integer >= 1, not 1.5"),
-    ("compare alpha='x'", lambda: pdeval.compare(_result(), alpha="x"), r"alpha must be a number in \(0, 1\), not 'x'"),
-    ("swap_rates n_resamples=2.5", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=2.5, progress=False), r"n_resamples must be an integer >= 1, not 2.5"),
-    ("swap_rates seed='x'", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=5, seed="x", progress=False), r"seed must be.*'x'"),
+    ("discriminative_power seed='x'", lambda: pdeval.discriminative_power(_result(), n_resamples=10, seed="x", progress=False), r"discriminative_power\(\): seed='x' is not None or an integer >= 0"),
+    ("discriminative_power n_resamples='x'", lambda: pdeval.discriminative_power(_result(), n_resamples="x", progress=False), r"discriminative_power\(\): n_resamples='x' is not an integer >= 1"),
+    ("discriminative_power alpha=2", lambda: pdeval.discriminative_power(_result(), n_resamples=10, alpha=2, progress=False), r"discriminative_power\(\): alpha=2 is not a finite number > 0 and < 1"),
+    ("compare seed=-1", lambda: pdeval.compare(_result(), test="permutation", seed=-1), r"compare\(\): seed=-1 is not None or an integer >= 0"),
+    ("compare n_resamples=1.5", lambda: pdeval.compare(_result(), test="permutation", n_resamples=1.5), r"compare\(\): n_resamples=1.5 is not None or an integer >= 1"),
+    ("compare alpha='x'", lambda: pdeval.compare(_result(), alpha="x"), r"compare\(\): alpha='x' is not a finite number > 0 and < 1"),
+    ("swap_rates n_resamples=2.5", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=2.5, progress=False), r"swap_rates\(\): n_resamples=2.5 is not an integer >= 1 or one of 'all'"),
+    ("swap_rates seed='x'", lambda: pdeval.swap_rates(_result(), measures="AP", c=1, n_resamples=5, seed="x", progress=False), r"swap_rates\(\): seed='x' is not None or an integer >= 0"),
     ("reduce seed='x'", lambda: pdeval.reduce(QRELS, [50], seed="x"), r"reduce\(\): seed='x' is not None or an integer >= 0"),
     ("reduce samples=2.5", lambda: pdeval.reduce(QRELS, [50], samples=2.5), r"reduce\(\): samples=2.5 is not an integer >= 1"),
     ("reduce level 0", lambda: pdeval.reduce(QRELS, [0]), r"reduce\(\): levels=\[0\] is not .*item 0 \(0\) is not a finite number > 0 and <= 100"),

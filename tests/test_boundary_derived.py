@@ -155,5 +155,5 @@ def test_a_ranking_of_one_system_has_no_correlation(call):
     (lambda r: pdeval.tukey_hsd(r, measures="AP", n_resamples=2.5), "n_resamples"),
 ])
 def test_a_resample_count_that_is_not_an_integer_is_refused_by_name(call, name):
-    with pytest.raises(PdevalError, match=rf"{name} must be"):
+    with pytest.raises(PdevalError, match=rf"\(\): {name}=\S+ is not an integer >= 1"):
         call(result(4, 6))

@@ -242,7 +242,7 @@ def test_models_combine_into_model_task_level_cases():
     with pytest.raises(PdevalError, match="not values of 'model'"):
         both.sign_tests(levels={"BM2": [10]})
     with pytest.raises(PdevalError, match="same comparison"):
-        combine_sensitivities({"BM25": bm25, "other": dataclasses.replace(bm25, measures=["nDCG"])})
+        combine_sensitivities({"BM25": bm25, "other": dataclasses.replace(bm25.bundle, measures=["nDCG"])})
     with pytest.raises(PdevalError, match="already has"):
         combine_sensitivities({"all": both})
 
@@ -269,8 +269,19 @@ def test_errors_name_the_problem():
         training_sensitivity(frame, param="b", measures=["infAP"], train_topics=TRAIN, test_topics=TEST)
     with pytest.raises(SchemaError, match="only 8 of the 9"):
         training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST + ["zz"])
-    with pytest.raises(PdevalError, match="baseline"):
+    with pytest.raises(PdevalError, match="reference_measure=.AP. must not be one of measures"):
         training_sensitivity(frame, param="b", measures=["AP"], train_topics=TRAIN, test_topics=TEST)
     gappy = frame.drop(frame.index[(frame["level"] == 10) & (frame["sample"] == 3) & (frame["b"] == 0.70)][:1])
     with pytest.raises(SchemaError, match="lacks topics"):
         training_sensitivity(gappy, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST)
+
+
+def test_the_reference_measure_is_named_as_a_measure():
+    """Vocabulary: baseline= is a run everywhere; training_sensitivity's measure is reference_measure=."""
+    frame = experiment()
+    out = training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST,
+                               reference_measure="AP")
+    assert isinstance(out, pd.DataFrame) and set(out["kind"]) == {"opt", "diff"}
+    assert out.reference_measure == "AP" and isinstance(out.stability, pd.DataFrame)
+    with pytest.raises(PdevalError, match="'baseline' is now called 'reference_measure'"):
+        training_sensitivity(frame, param="b", measures=["bpref"], train_topics=TRAIN, test_topics=TEST, baseline="AP")

@@ -229,7 +229,7 @@ def test_pool_takes_one_depth_as_pool_depth_and_a_grid_as_pool_depths():
 def test_exclude_runs_calls_the_cut_depth():
     kept, _ = exclude_runs(RUNS, QSTAR, depth=2, min_share=0.5)
     assert set(kept["run"]) == set(RUNS["run"])
-    with pytest.raises(PdevalError, match=r"exclude_runs\(\): unknown parameter 'max_docs'; it is now called 'depth'"):
+    with pytest.raises(PdevalError, match=r"exclude_runs\(\): the parameter 'max_docs' is now called 'depth'"):
         exclude_runs(RUNS, QSTAR, max_docs=2)
     with pytest.raises(PdevalError, match=r"min_share=1.5 is not a finite number >= 0 and <= 1"):
         exclude_runs(RUNS, QSTAR, min_share=1.5)

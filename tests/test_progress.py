@@ -54,6 +54,42 @@ def test_nested_tasks_share_the_outer_bar(capsys):
     assert _bar_starts(capsys.readouterr().err, "alone") == 1
 
 
+def test_a_finished_bar_is_drawn_at_100_percent(capsys):
+    """Issue class 6: after a sub-second task the bar's last drawing was e.g. "83% 5/6" (tqdm
+    redraws at most every 0.1 s) and a notebook kept it; a finished bar is drawn complete."""
+
+    @one_bar
+    def task():
+        return sum(progress_bar(range(6), enabled=True, total=6, desc="fast"))
+
+    assert task() == 15
+    err = capsys.readouterr().err
+    assert "6/6" in err and "100%" in err
+    assert sum(progress_bar(range(6), enabled=True, total=6, desc="alone")) == 15  # its own bar too
+    assert "6/6" in capsys.readouterr().err
+
+    @one_bar
+    def failing():
+        for i in progress_bar(range(6), enabled=True, total=6, desc="broken"):
+            if i == 2:
+                raise ValueError("stop")
+
+    with pytest.raises(ValueError):
+        failing()
+    assert "6/6" not in capsys.readouterr().err  # an interrupted bar is not shown as complete
+
+
+def test_public_functions_finish_their_bars(capsys):
+    clef = pdeval.datasets.load("clef2018")
+    result = pdeval.evaluate(clef.runs, clef.qrels, MEASURES)
+    capsys.readouterr()
+    pdeval.tukey_hsd(result, measures="AP", n_resamples=200, progress=True)
+    pdeval.swap_rates(result, c=6, n_resamples=60, progress=True)
+    err = capsys.readouterr().err
+    finals = re.findall(r"(\d+)/(\d+) \[", err)
+    assert finals and err.count("100%") >= 2, err[-500:]
+
+
 CELLS = [
     f"""import sys
 sys.modules["ipywidgets"] = None  # a notebook without ipywidgets

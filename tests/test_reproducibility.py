@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -50,9 +51,10 @@ def _unpacked(tmp: Path, folder: Path, name: str) -> Path:
     return out
 
 
-def _value(out, statistic, original, measure="", query_id="all"):
-    row = out[(out.statistic == statistic) & (out.original == original) & (out.measure == measure)
-              & (out.query_id == query_id)]
+def _value(out, statistic, original, measure=None, query_id="all"):
+    """One value; without ``measure``, the row of a ranked-list statistic (measure 'ranking[@depth]')."""
+    same_measure = out.measure.str.startswith("ranking") if measure is None else out.measure == measure
+    row = out[(out.statistic == statistic) & (out.original == original) & same_measure & (out.query_id == query_id)]
     assert len(row) == 1, (statistic, original, measure, query_id, len(row))
     return float(row["value"].iloc[0])
 
@@ -96,8 +98,9 @@ SIDES = {"B": "baseline", "A": "advanced"}
 
 def test_ranked_lists_equal_repro_eval_per_topic(clef_reproduction):
     original, reproduced, qrels, theirs = clef_reproduction
-    out = pdeval.reproducibility(original, reproduced, qrels, "AP", per_topic=True)
-    deep = pdeval.reproducibility(original, reproduced, qrels, "AP", per_topic=True, persistence=0.8, cutoff=100)
+    # repro-eval reads 1000 documents per topic and weighs RBO to depth 1000: depth=1000
+    out = pdeval.reproducibility(original, reproduced, qrels, "AP", per_topic=True, depth=1000)
+    deep = pdeval.reproducibility(original, reproduced, qrels, "AP", per_topic=True, persistence=0.8, depth=100)
     for run, side in SIDES.items():
         for statistic, frame, key in (("KTU", out, "KTU"), ("RBO", out, "RBO"), ("RBO", deep, "RBO_p08_d100")):
             per_topic = theirs[key][side]
@@ -184,8 +187,38 @@ def test_a_perfect_reproduction_scores_ideal_values():
     assert values.xs("KTU", level=1).eq(1).all() and values.xs("RBO", level=1).sub(1).abs().max() < 1e-12
     assert values.xs("RMSE", level=1).eq(0).all() and values.xs("p_value", level=1).eq(1).all()
     assert values[("A", "ER", "AP")] == 1 and values[("A", "DeltaRI", "AP")] == 0
-    nan_p = pdeval.reproducibility(original, reproduced, QRELS, "AP", identical_p=float("nan"))
+    nan_p = pdeval.reproducibility(original, reproduced, QRELS, "AP", identical_p=None)
     assert nan_p.loc[nan_p.statistic == "p_value", "value"].isna().all()
+
+
+def test_an_identical_copy_has_rbo_one_and_a_named_measure():
+    """Issue class 6: the default cut of 1000 weighed RBO to depth 1000 on shorter runs, so an
+    identical copy got 0.99912; KTU and RBO rows had measure '' (a blank pivot header)."""
+    clef = pdeval.datasets.load("clef2018")
+    run = clef.runs[clef.runs["run"] == clef.runs["run"].iloc[0]]  # 100 documents per topic
+    out = pdeval.reproducibility(run, run.copy(), clef.qrels, "AP", per_topic=True)
+    rbo = out[out.statistic == "RBO"]
+    assert (rbo["value"] == 1.0).all() and set(out.loc[out.level == "ranked_list", "measure"]) == {"ranking"}
+    assert "" not in set(out["measure"])
+    table = out[out.query_id == "all"].pivot_table(index="statistic", columns="measure", values="value")
+    assert table.loc["RBO", "ranking"] == 1.0 and table.loc["KTU", "ranking"] == 1.0
+    cut = pdeval.reproducibility(run, run.copy(), clef.qrels, "AP", depth=1000)  # repro-eval's weights
+    assert _value(cut, "RBO", run["run"].iloc[0]) == pytest.approx(0.99912, abs=1e-5)
+    assert set(cut.loc[cut.level == "ranked_list", "measure"]) == {"ranking@1000"}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"identical_p": 1.5}, "identical_p=1.5 is not None or a finite number >= 0 and <= 1"),
+    ({"identical_p": "1"}, "identical_p='1' is not"),
+    ({"cutoff": 100}, "the parameter 'cutoff' is now called 'depth'"),
+    ({"unpaired": "raise"}, "'raise' is now called 'error'"),
+    ({"depth": 2.5}, "depth=2.5 is not"),
+])
+def test_options_outside_their_domain_are_refused(options, message):
+    """Issue class 1: identical_p=1.5 was printed as a p-value."""
+    original, reproduced = _pairs()
+    with pytest.raises(PdevalError, match=re.escape(message)):
+        pdeval.reproducibility(original, reproduced, QRELS, "AP", **options)
 
 
 def test_several_reproductions_each_against_their_own_baseline():
@@ -221,9 +254,9 @@ def test_unpaired_topics_are_named_or_dropped():
 @pytest.mark.parametrize("kwargs, message", [
     ({"baseline": "nope"}, "baseline='nope' must be the original run of exactly one pair"),
     ({"pairs": {"B": "missing"}}, "reproduced run\\(s\\) \\['missing'\\]"),
-    ({"persistence": 1.0}, "persistence must be a number strictly between 0 and 1"),
-    ({"cutoff": 0}, "cutoff must be an integer >= 1"),
-    ({"rbo": "min"}, "rbo must be one of"),
+    ({"persistence": 1.0}, r"reproducibility\(\): persistence=1.0 is not a finite number > 0 and < 1"),
+    ({"depth": 0}, r"reproducibility\(\): depth=0 is not None or an integer >= 1"),
+    ({"rbo": "min"}, r"reproducibility\(\): rbo='min' is not one of"),
     ({"pairs": [("B",)]}, "pairs must hold \\(original, reproduced\\) tuples"),
 ])
 def test_bad_options_are_named(kwargs, message):
@@ -353,7 +386,7 @@ def test_list_order_rows_follows_repro_eval_on_unsorted_runs_with_ties(data):
         rbo = RBO({q: dict(v) for q, v in dict_o.items()}, {q: dict(v) for q, v in dict_r.items()}, p=0.9, depth=15,
                   pbar=False, per_topic=True)
         out = pdeval.reproducibility(frame_o, frame_r, qrels, "P@5", list_order="rows", per_topic=True,
-                                     persistence=0.9, cutoff=15)
+                                     persistence=0.9, depth=15)
     for q in ("q1", "q2", "q3"):
         assert _close(_value(out, "KTU", "B", query_id=q), ktu[q]) or (math.isnan(ktu[q]) and
                                                                        math.isnan(_value(out, "KTU", "B", query_id=q)))

@@ -359,5 +359,34 @@ def test_compare_rejects_unknown_baseline_and_test():
     result = random_result(m=3, n=5, measures=("AP",))
     with pytest.raises(SchemaError, match="baseline 'zz'"):
         compare(result, baseline="zz")
-    with pytest.raises(PdevalError, match="test must be"):
+    with pytest.raises(PdevalError, match=r"compare\(\): test=.anova. is not one of"):
         compare(result, test="anova")
+
+
+def test_discriminative_power_and_swap_rates_return_frames():
+    """Issue class 6: sort_values, ["power"] and pd.concat failed on their result objects."""
+    result = random_result(m=4, n=12)
+    power = discriminative_power(result, n_resamples=50, progress=False)
+    assert isinstance(power, pd.DataFrame)
+    assert power.sort_values("power")["power"].between(0, 1).all()
+    both = pd.concat([power, power], ignore_index=True)
+    assert type(both) is pd.DataFrame and len(both) == 2 * len(power)
+    assert set(power.pairs["measure"]) == {"AP", "bpref"} and len(power.pairs) == 2 * 6
+    swaps = swap_rates(result, c=5, n_resamples=30, progress=False)
+    assert isinstance(swaps, pd.DataFrame) and swaps.sort_values("rate")["rate"].between(0, 1).all()
+    assert len(pd.concat([swaps, swaps])) == 4 and len(swaps.bins) == 2 * 21
+    pd.testing.assert_frame_equal(swaps.summary, pd.DataFrame(swaps))
+
+
+def test_compare_takes_alpha_for_tests_and_intervals():
+    """Vocabulary: compare took both alpha and confidence; the interval now covers 1 - alpha."""
+    result = random_result(m=3, n=10, measures=("AP",))
+    wide = compare(result, alpha=0.01)
+    narrow = compare(result, alpha=0.2)
+    assert (wide["ci_high"] - wide["ci_low"] > narrow["ci_high"] - narrow["ci_low"]).all()
+    with pytest.raises(PdevalError, match="'confidence' is now called 'alpha'"):
+        compare(result, confidence=0.95)
+    with pytest.raises(PdevalError, match=r"compare\(\): alpha='0.05' is not a finite number"):
+        compare(result, alpha="0.05")
+    with pytest.raises(PdevalError, match="n_resamples= applies to test='permutation' or test='bootstrap' only"):
+        compare(result, test="t", n_resamples=100)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import warnings
@@ -149,7 +150,7 @@ def test_zero_variance_is_named_or_follows_a_policy():
         pdeval.standardize(flat)
     nan = pdeval.standardize(flat, zero_variance="nan")
     assert nan.loc[nan.query_id == "t1", "value"].isna().all()
-    rule = pdeval.standardize(flat, ["r0", "r1"], zero_variance="trec_eval", missing=-1e6)
+    rule = pdeval.standardize(flat, ["r0", "r1"], zero_variance="trec_eval", fill_value=-1e6)
     t1 = rule[rule.query_id == "t1"].set_index("run")["value"]
     assert (t1 == 0).all()  # every value equals the (flat) mean
     assert pdeval.standardize(flat, method="ecdf").notna().all().all()  # the ECDF needs no variance
@@ -162,7 +163,7 @@ def test_zero_variance_is_named_or_follows_a_policy():
 
 
 def test_unknown_reference_runs_and_topics_are_named():
-    with pytest.raises(PdevalError, match=r"reference names run\(s\) \['nope'\]"):
+    with pytest.raises(PdevalError, match=r"reference=\['r0', 'nope'\] names run\(s\) \['nope'\]"):
         pdeval.standardize(SMALL, ["r0", "nope"])
     other = SMALL[SMALL.query_id != "t2"]
     with pytest.raises(PdevalError, match="topics no reference run has"):
@@ -181,11 +182,50 @@ def test_zscore_files_round_trip_and_bad_lines_are_located(tmp_path):
     (tmp_path / "bad.txt").write_text("t0 map 0.5 0.1\nt1 map 0.5\n")
     with pytest.raises(ParseError, match="bad.txt, line 2"):
         pdeval.read_zscores(tmp_path / "bad.txt")
-    with pytest.raises(PdevalError, match="method='ecdf' needs reference runs"):
+    with pytest.raises(PdevalError, match=r"standardize\(\): zscores= applies to .* only, not method='ecdf'"):
         pdeval.standardize(SMALL, zscores=path, method="ecdf")
     with pytest.warns(PdevalWarning, match="no mean and deviation"):
         partial = pdeval.standardize(SMALL, zscores=table[table.query_id != "t2"])
     assert partial.loc[partial.query_id == "t2", "value"].isna().all()
+
+
+def test_options_outside_their_domain_are_refused_naming_them():
+    """Issue class 1: a=nan made every value NaN; text where a number goes raised a raw error."""
+    for options, named in (({"method": "std_ab", "a": float("nan")}, "a=nan"), ({"fill_value": "x"}, "fill_value='x'"),
+                           ({"method": "std_ab", "b": float("inf")}, "b=inf")):
+        with pytest.raises(PdevalError, match=rf"standardize\(\): {re.escape(named)} is not"):
+            pdeval.standardize(SMALL, **options)
+    with pytest.raises(PdevalError, match="'missing' is now called 'fill_value'"):
+        pdeval.standardize(SMALL, missing=-1e6)
+    with pytest.raises(PdevalError, match="'raise' is now called 'error'"):
+        pdeval.standardize(SMALL, zero_variance="raise")
+    with pytest.raises(PdevalError, match=r"a= applies to method='std_ab' only"):
+        pdeval.standardize(SMALL, a=0.2)
+
+
+def test_trec_eval_rule_finds_the_mean_of_equal_values():
+    """Issue class 5: three reference runs scoring 0.4 have the floating-point mean
+    0.4000000000000001; x == mean failed and the topic got NaN instead of 0."""
+    flat = pd.DataFrame({"run": ["r0", "r1", "r2"] * 2, "query_id": ["t0"] * 3 + ["t1"] * 3, "measure": "AP",
+                         "value": [0.4, 0.4, 0.4, 0.1, 0.5, 0.9]})
+    out = pdeval.standardize(flat, zero_variance="trec_eval")
+    assert out["value"].tolist()[:3] == [0.0, 0.0, 0.0]
+    table = pdeval.zscore_table(flat)
+    assert table["stddev"].iloc[0] == 0.0 and table["mean"].iloc[0] == 0.4
+
+
+def test_ecdf_leaves_nan_values_out():
+    """Issue class 5: a NaN value became 1.0 and counted in the other runs' denominators."""
+    frame = pd.DataFrame({"run": ["r0", "r1", "r2"], "query_id": "t0", "measure": "AP", "value": [np.nan, 0.3, 0.5]})
+    out = pdeval.standardize(frame, method="ecdf")["value"].tolist()
+    assert np.isnan(out[0]) and out[1:] == [0.5, 1.0]
+
+
+def test_ecdf_names_the_topic_the_reference_lacks():
+    """Issue class 4: the ECDF path said how many values but not which topic."""
+    other = SMALL[SMALL.query_id != "t2"]
+    with pytest.raises(PdevalError, match=r"topics no reference run has, e.g. \[\{'query_id': 't2'"):
+        pdeval.standardize(SMALL, other, method="ecdf")
 
 
 def test_the_accessor_calls_the_function():
@@ -290,7 +330,7 @@ def test_z_scores_equal_trec_eval_minus_Z_byte_for_byte(trec_eval, tmp_path):
     command = [str(trec_eval), "-q", "-Z", str(zfile), "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "bpref",
                str(qrels), str(run_file)]
     expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    z = pdeval.standardize(result[result.run == names[0]], zscores=zfile, missing=-1000000.0)
+    z = pdeval.standardize(result[result.run == names[0]], zscores=zfile, fill_value=-1000000.0)
     ours = _trec_eval_z_text(z)
     assert "-1000000.0000" in expected  # topics where the reference runs all score 0: trec_eval's rule
     assert ours == expected

@@ -19,12 +19,14 @@ from typing import Iterator, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.bundle import ResultBundle
-from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, pair_indices, score_matrices
-from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.analysis.bundle import ResultBundle, ResultFrame
+from pdeval.analysis.scores import CHUNK_ELEMENTS, RESULT_MEASURES, ZERO, pair_indices, score_matrices
+from pdeval.common.contract import Integer, Real, Text, contract
+from pdeval.common.options import check_share
+from pdeval.common.progress import PROGRESS, one_bar, progress_bar
 from pdeval.common.docs import shared_docs
-from pdeval.common.seeds import Seed, check_seed, generator
+from pdeval.common.seeds import SEED, Seed, generator
+from pdeval.frames.domains import Frame
 from pdeval.errors import PdevalError
 
 __all__ = [
@@ -207,6 +209,15 @@ class DiscriminativePower(ResultBundle):
     summary: pd.DataFrame
 
 
+@contract(
+    result=Frame("result"),
+    measures=RESULT_MEASURES,
+    alpha=Real(0, 1, closed="neither"),
+    n_resamples=Integer(1),
+    seed=SEED,
+    progress=PROGRESS,
+    system=Text("a column name"),
+)
 @shared_docs
 @one_bar
 def discriminative_power(
@@ -218,7 +229,7 @@ def discriminative_power(
     seed: Seed = 0,
     progress: Optional[bool] = None,
     system: str = "run",
-) -> DiscriminativePower:
+) -> pd.DataFrame:
     """Discriminative power by Sakai's paired bootstrap test (Sakai 2006, 2007; MEASURES.md E10).
 
     For each (measure, variant) group: B = ``n_resamples`` bootstrap index vectors (n topic
@@ -235,13 +246,13 @@ def discriminative_power(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with per-topic values, every run on every topic.
-    measures
-        The measure(s) to analyse (a string or a list; default: all).
-    alpha
+    measures : str or list of str, optional
+        The measure(s) to analyse (default: all of ``result``).
+    alpha : float, default 0.05
         The significance level of each paired test.
-    n_resamples
+    n_resamples : int, default 1000
         B, the number of bootstrap replicates.
     {seed}
     {progress}
@@ -249,20 +260,37 @@ def discriminative_power(
 
     Returns
     -------
-    DiscriminativePower
-        ``pairs`` and ``summary`` frames (see :class:`DiscriminativePower`).
+    DataFrame
+        The summary, one row per (measure, variant): ``significant`` (pairs with ASL <
+        alpha), ``pairs`` (m(m-1)/2), ``power`` (their ratio), ``label`` (Sakai's "174/435 =
+        40.0%"), ``diff_required`` (max over pairs of delta), ``diff_required_2sig``,
+        ``n_runs``, ``n_topics``, ``n_resamples``, ``alpha``. Its attribute ``.pairs`` is the
+        frame of the run pairs (:func:`paired_bootstrap`; see :class:`DiscriminativePower`).
 
     Raises
     ------
     PdevalError
-        A bad option value, or fewer than two runs.
+        An option outside its domain, or fewer than two runs.
     SchemaError
         A missing measure, or a run without a value on some topic.
+
+    See Also
+    --------
+    swap_rates : Swap rates and the difference required (Voorhees & Buckley 2002).
+    compare : Paired significance tests between runs.
+
+    Examples
+    --------
+    >>> clef = pdeval.datasets.load("clef2018")
+    >>> result = pdeval.evaluate(clef.runs, clef.qrels, ["AP", "P@10"])
+    >>> power = pdeval.discriminative_power(result, n_resamples=200, progress=False)
+    >>> power.sort_values("power", ascending=False)[["measure", "label", "diff_required"]].round(3)
+      measure           label  diff_required
+    0      AP  88/105 = 83.8%          0.027
+    1    P@10  73/105 = 69.5%          0.128
+    >>> len(power.pairs)  # one row per run pair and measure
+    210
     """
-    n_resamples = check_int("n_resamples", n_resamples, 1)
-    check_share("alpha", alpha)
-    check_seed(seed)
-    check_progress(progress)
     index_cache: dict[int, np.ndarray] = {}
     pair_frames, summary_rows = [], []
     variant_names: list[str] = []
@@ -300,5 +328,5 @@ def discriminative_power(
         columns=[*keys, "significant", "pairs", "power", "label", "diff_required", "diff_required_2sig", "n_runs", "n_topics", "n_resamples", "alpha"],
     )
     pairs = pd.concat(pair_frames, ignore_index=True) if pair_frames else pd.DataFrame()
-    return DiscriminativePower(pairs, summary)
+    return ResultFrame.of(DiscriminativePower(pairs, summary))
 

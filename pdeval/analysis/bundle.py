@@ -5,6 +5,11 @@
 several frames. Each shares this mixin: ``to_frame()`` is its summary table (one spelling on
 every bundle), ``to_dict()`` every frame by name, and ``repr`` / a notebook cell show the
 summary table with the names and sizes of the other frames.
+
+The public functions return the summary table itself, a :class:`ResultFrame`: a DataFrame in
+every respect (``sort_values``, ``frame["power"]``, ``pd.concat`` give plain frames) whose
+other frames and methods stay reachable as attributes (``power.pairs``,
+``sensitivity.sign_tests(levels=...)``) and whose whole result object is ``.bundle``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import html
 
 import pandas as pd
 
-__all__ = ["ResultBundle"]
+__all__ = ["ResultBundle", "ResultFrame"]
 
 #: rows and columns of the summary table shown by ``repr`` and in a notebook
 SHOWN_ROWS = 12
@@ -63,3 +68,37 @@ class ResultBundle:
     def _repr_html_(self) -> str:
         table = self.to_frame().to_html(max_rows=SHOWN_ROWS, max_cols=SHOWN_COLUMNS)
         return f"<p><b>{html.escape(type(self).__name__)}</b>{html.escape(self._title()[len(type(self).__name__):])}</p>{table}"
+
+
+class ResultFrame(pd.DataFrame):
+    """The summary table of a :class:`ResultBundle` as a DataFrame, with the bundle's other
+    frames and methods as attributes (``.pairs``, ``.bins``, ``.sign_tests()``) and the bundle
+    itself as ``.bundle``. Every frame derived from it (sorted, indexed, concatenated) is a
+    plain :class:`pandas.DataFrame`."""
+
+    _metadata = ["bundle"]
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    @classmethod
+    def of(cls, bundle: ResultBundle) -> "ResultFrame":
+        """The summary table of ``bundle``, carrying ``bundle``."""
+        frame = cls(bundle.to_frame())
+        frame.bundle = bundle
+        return frame
+
+    def __getattr__(self, name: str):
+        bundle = self.__dict__.get("bundle")
+        if not name.startswith("_") and bundle is not None and hasattr(bundle, name):
+            return getattr(bundle, name)
+        return super().__getattr__(name)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary table as a plain DataFrame."""
+        return pd.DataFrame(self)
+
+    def views(self) -> dict:
+        """Every frame of the result by name (the bundle's ``to_dict()``)."""
+        return self.bundle.to_dict()

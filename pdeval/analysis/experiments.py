@@ -16,15 +16,18 @@ Input: one result frame of a parameter sweep. Each value of the swept parameter
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.bundle import ResultBundle
+from pdeval.analysis.bundle import ResultFrame
+from pdeval.analysis.sensitivity import (
+    TrainingSensitivity, combine_sensitivities, inverse_of, inverse_sd, sample_sd, sign_test,
+)
+from pdeval.common.contract import Anything, Instance, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.errors import PdevalError, SchemaError
+from pdeval.frames.domains import Frame
 from pdeval.frames.canonical import as_result, result_keys
 
 __all__ = [
@@ -37,204 +40,11 @@ __all__ = [
 ]
 
 TopicSet = Sequence[str]
+#: the domain of ``train_topics=`` and ``test_topics=``: topic ids
+TOPICS = Nullable(ListOf(Text("a topic id") | Integer(), lone=False))
+#: one task of ``tasks=``: (train topics, test topics); _normalise_tasks checks the two topic sets
+PAIR = Instance((tuple, list), "a (train topics, test topics) pair", (["1"], ["2"]))
 Tasks = Union[Mapping[str, tuple[TopicSet, TopicSet]], Sequence[tuple[TopicSet, TopicSet]]]
-
-
-def sign_test(a: int, b: int) -> float:
-    """Exact two-sided sign test: ``a`` successes among ``b`` untied cases, p = 1/2.
-
-    ``p = min(1, 2 * P(X <= min(a, b - a)))`` with ``X ~ Binomial(b, 1/2)`` (the binomial
-    distribution with p = 1/2 is symmetric, so this equals ``scipy.stats.binomtest``). Used
-    by He, Macdonald & Ounis (2008) to compare stabilities across cases; a = 10, b = 12
-    gives 158/4096 = 0.0385742188. ``b = 0`` gives 1.
-    """
-    from scipy.stats import binom
-
-    a, b = int(a), int(b)
-    if b < 0 or a < 0 or a > b:
-        raise PdevalError(f"sign_test needs 0 <= a <= b, got a={a}, b={b}")
-    if b == 0:
-        return 1.0
-    return float(min(1.0, 2.0 * binom.cdf(min(a, b - a), b, 0.5)))
-
-
-def inverse_sd(values: Sequence[float], ddof: int = 1) -> float:
-    """Stability ``1 / sd(values)`` (He, Macdonald & Ounis 2008), ddof = 1; sd = 0 (all values
-    equal) gives +inf.
-
-    NaN when fewer than ``ddof + 1`` values are given.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if values.size <= ddof:
-        return float("nan")
-    sd = _sd(values, ddof)
-    return math.inf if sd == 0 else 1.0 / sd
-
-
-def _sd(values, ddof: int = 1) -> float:
-    """Sample standard deviation; exactly 0 when every value is equal (``np.std`` of ten copies
-    of 0.6 is 1.2e-16 through the rounding of the mean, which would make 1/sd finite)."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size <= ddof:
-        return float("nan")
-    if values.min() == values.max():
-        return 0.0
-    return float(np.std(values, ddof=ddof))
-
-
-def _inverse(sd: pd.Series) -> pd.Series:
-    out = 1.0 / sd.where(sd != 0)
-    return out.where(sd != 0, np.inf).where(sd.notna())
-
-
-@dataclass(repr=False)
-class TrainingSensitivity(ResultBundle):
-    """Result of :func:`training_sensitivity` (all frames tidy, with a ``task`` column);
-    ``to_frame()`` is :meth:`sign_tests` (the paper's Tables 4 and 5).
-
-    ``optimal``
-        ``task, measure, level, sample, theta, train_value``: theta*_X(level, sample), the
-        grid value maximising the mean of X over the training topics (first in grid order
-        on ties), for X = the baseline and every measure.
-    ``stability``
-        ``task, measure, level, n_samples, sigma, inv_sigma``: sigma_opt = sd of theta*
-        over samples (ddof=1) and 1/sigma_opt (+inf for sigma = 0).
-    ``effectiveness``
-        ``task, measure, level, sample, evaluated, trained, theta, value``: X(Y) on the test
-        topics with complete judgments -- evaluated by X, trained by Y -- for X, Y in
-        {baseline, measure}.
-    ``differences``
-        ``task, measure, level, sample, evaluated, diff``: ``|B(theta*_B) - B(theta*_M)|``
-        (evaluated = baseline B) and ``|M(theta*_M) - M(theta*_B)|`` (evaluated = M).
-    ``diff_stability``
-        ``task, measure, level, evaluated, n_samples, sigma, inv_sigma``: 1/sigma_diff.
-    ``wilcoxon``
-        per task and measure, the Wilcoxon test at complete judgments
-        (:func:`full_judgment_wilcoxon`), or ``None`` when the reference does not cover the
-        training topics.
-
-    :func:`combine_sensitivities` joins several results (e.g. one per retrieval model) into one
-    whose frames start with a column naming the part (``model``); ``param`` is then a mapping
-    part -> parameter name.
-    """
-
-    param: Union[str, Mapping[str, str]]
-    baseline: str
-    measures: list
-    optimal: pd.DataFrame
-    stability: pd.DataFrame
-    effectiveness: pd.DataFrame
-    differences: pd.DataFrame
-    diff_stability: pd.DataFrame
-    wilcoxon: Optional[pd.DataFrame]
-
-    def to_frame(self) -> pd.DataFrame:
-        """The summary table: :meth:`sign_tests` over every case."""
-        return self.sign_tests()
-
-    def sign_tests(
-        self, levels: Union[None, Sequence, Mapping[str, Sequence]] = None, alpha: float = 0.05, rtol: float = 0.0
-    ) -> pd.DataFrame:
-        """Sign tests of the stabilities of each measure M against the baseline (E11 step 5).
-
-        Cases are (task, level) pairs -- (model, task, level) for a result of
-        :func:`combine_sensitivities` -- optionally restricted to ``levels``: a list of levels,
-        or a mapping from the values of the first case column (the model of a combined result,
-        else the task) to the levels that count there (e.g. the levels whose sampled relevant
-        documents differ, which depend on the collection). For
-        ``kind="opt"`` the case compares 1/sigma_opt(M) with 1/sigma_opt(baseline) (the
-        paper's Table 4); for ``kind="diff"`` 1/sigma_diff evaluated by M with
-        1/sigma_diff evaluated by the baseline (Table 5). ``a`` = cases where M is more
-        stable, ``b`` = cases that are not tied (equal values, +inf vs +inf included, are
-        dropped; so are cases with NaN, e.g. a single sample). ``rtol`` > 0 also counts values
-        within that relative distance of each other as tied (e.g. infAP and AP, which differ
-        by its smoothing only when the test judgments are complete). Returns ``kind, measure, a,
-        b, label ("a/b"), p_value (exact two-sided, :func:`sign_test`), significant,
-        n_cases, n_tied, n_nan``.
-        """
-        rows = []
-        opt = self.stability
-        dif = self.diff_stability
-        if levels is not None:
-            opt, dif = _keep_levels(opt, levels), _keep_levels(dif, levels)
-        cases = [c for c in opt.columns if c not in ("measure", "n_samples", "sigma", "inv_sigma")]
-        base_opt = opt[opt["measure"] == self.baseline].set_index(cases)["inv_sigma"]
-        for measure in self.measures:
-            mine = opt[opt["measure"] == measure].set_index(cases)["inv_sigma"]
-            rows.append(("opt", measure, *_sign_counts(mine, base_opt, rtol), alpha))
-            part = dif[dif["measure"] == measure]
-            mine = part[part["evaluated"] == measure].set_index(cases)["inv_sigma"]
-            base = part[part["evaluated"] == self.baseline].set_index(cases)["inv_sigma"]
-            rows.append(("diff", measure, *_sign_counts(mine, base, rtol), alpha))
-        out = pd.DataFrame(rows, columns=["kind", "measure", "a", "b", "n_cases", "n_tied", "n_nan", "alpha"])
-        out["label"] = out["a"].astype(str) + "/" + out["b"].astype(str)
-        out["p_value"] = [sign_test(a, b) for a, b in zip(out["a"], out["b"])]
-        out["significant"] = out["p_value"] < alpha
-        return out[["kind", "measure", "a", "b", "label", "p_value", "significant", "n_cases", "n_tied", "n_nan"]]
-
-
-def combine_sensitivities(parts: Mapping[str, TrainingSensitivity], *, key: str = "model") -> TrainingSensitivity:
-    """One :class:`TrainingSensitivity` from several, e.g. one per retrieval model or collection.
-
-    Every frame gets a first column ``key`` holding the part's name, so the tables can be laid
-    out by model and :meth:`TrainingSensitivity.sign_tests` counts (model, task, level) cases:
-    He, Macdonald & Ounis (2008) pool their sign tests over BM25 and PL2 and over four tasks.
-    ``param`` becomes the mapping name -> parameter (``{"BM25": "b", "PL2": "c"}``); ``wilcoxon``
-    is ``None`` if any part has none. All parts must share the baseline and the measures.
-    """
-    parts = dict(parts)
-    if not parts:
-        raise PdevalError("combine_sensitivities needs at least one part")
-    first = next(iter(parts.values()))
-    for name, part in parts.items():
-        if not isinstance(part, TrainingSensitivity):
-            raise PdevalError(f"part {name!r} is a {type(part).__name__}, not a TrainingSensitivity")
-        if part.baseline != first.baseline or list(part.measures) != list(first.measures):
-            raise PdevalError(
-                f"part {name!r} has baseline {part.baseline!r} and measures {part.measures}; the first part has "
-                f"{first.baseline!r} and {first.measures}: combine only results of the same comparison"
-            )
-        if key in part.optimal.columns:
-            raise PdevalError(f"part {name!r} already has a {key!r} column; pick another key=")
-
-    def joined(attribute: str) -> pd.DataFrame:
-        return pd.concat([getattr(part, attribute).assign(**{key: name}) for name, part in parts.items()],
-                         ignore_index=True).pipe(lambda f: f[[key, *f.columns.drop(key)]])
-
-    wilcoxon = None if any(part.wilcoxon is None for part in parts.values()) else joined("wilcoxon")
-    return TrainingSensitivity(
-        param={name: part.param for name, part in parts.items()},
-        baseline=first.baseline,
-        measures=list(first.measures),
-        optimal=joined("optimal"),
-        stability=joined("stability"),
-        effectiveness=joined("effectiveness"),
-        differences=joined("differences"),
-        diff_stability=joined("diff_stability"),
-        wilcoxon=wilcoxon,
-    )
-
-
-def _keep_levels(frame: pd.DataFrame, levels) -> pd.DataFrame:
-    if not isinstance(levels, Mapping):
-        return frame[frame["level"].isin(list(levels))]
-    key = frame.columns[0]
-    unknown = set(map(str, levels)) - set(frame[key].astype(str))
-    if unknown:
-        raise PdevalError(f"levels= names {sorted(unknown)}, which are not values of {key!r} ({sorted(set(frame[key]))})")
-    allowed = pd.DataFrame([(k, lvl) for k, lv in levels.items() for lvl in lv], columns=[key, "level"])
-    allowed = allowed.astype({"level": frame["level"].dtype}, errors="ignore")
-    return frame.merge(allowed.drop_duplicates(), on=[key, "level"], how="inner")
-
-
-def _sign_counts(mine: pd.Series, base: pd.Series, rtol: float = 0.0) -> tuple[int, int, int, int, int]:
-    x, y = mine.align(base, join="outer")
-    nan = x.isna() | y.isna()
-    x, y = x[~nan], y[~nan]
-    with np.errstate(invalid="ignore"):
-        close = (x - y).abs() <= rtol * np.maximum(x.abs(), y.abs())
-    untied = (x != y) & ~close.fillna(False)
-    return int(((x > y) & untied).sum()), int(untied.sum()), int(len(nan)), int((~untied).sum()), int(nan.sum())
 
 
 def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -455,6 +265,12 @@ def _tested_frames(name: str, theta: pd.DataFrame, lookup: pd.Series, measures: 
     return effect_frames, diff_frames
 
 
+@contract(result=Frame("result"), param=Text("a column name"), measures=ListOf(Text("a measure name"), unique=True),
+          train_topics=TOPICS, test_topics=TOPICS, reference_measure=Text("a measure name"),
+          tasks=Nullable(MappingOf(Text("a task name"), PAIR, min_len=1) | ListOf(PAIR, lone=False)),
+          reference=Nullable(Frame("result")), full_level=Nullable(Real()),
+          grid=Nullable(ListOf(Anything(why="values of the param column, of any type"), lone=False)),
+          alpha=Real(0, 1, closed="neither"), renamed={"baseline": "reference_measure"})
 def training_sensitivity(
     result: pd.DataFrame,
     *,
@@ -463,16 +279,16 @@ def training_sensitivity(
     train_topics: Optional[TopicSet] = None,
     test_topics: Optional[TopicSet] = None,
     tasks: Optional[Tasks] = None,
-    baseline: str = "AP",
+    reference_measure: str = "AP",
     reference: Optional[pd.DataFrame] = None,
-    full_level=None,
+    full_level: Optional[float] = None,
     grid: Optional[Sequence] = None,
     alpha: float = 0.05,
-) -> TrainingSensitivity:
+) -> pd.DataFrame:
     """He, Macdonald & Ounis's (2008) training-sensitivity protocol (MEASURES.md E11).
 
     For each task (train on one topic set, test on the other), each measure M of
-    ``measures`` and the ``baseline`` B (MAP by default, measure ``"AP"``):
+    ``measures`` and the reference measure B (``reference_measure``, MAP by default: ``"AP"``):
 
     1. **Training**: for each level x and sample s of the reduced training qrels,
        ``theta*_X(x, s) = argmax_theta mean_{t in train} X(run_theta, t)``, ties broken by
@@ -505,36 +321,69 @@ def training_sensitivity(
 
     Parameters
     ----------
-    result, param
-        The sweep on the reduced training qrels and its parameter column (above).
-    measures, baseline
-        The measures compared with the baseline measure (``"AP"``: MAP).
-    train_topics, test_topics, tasks, reference, full_level
-        The tasks and the complete-judgment values (above).
-    grid, alpha
-        The parameter values in tie-breaking order (default: sorted); the tests' level.
+    result : DataFrame
+        The sweep on the reduced training qrels (above).
+    param : str
+        The column of ``result`` holding the parameter value of each system.
+    measures : list of str
+        The measures compared with the reference measure.
+    train_topics, test_topics : list of str, optional
+        The training and test topics of one task.
+    tasks : mapping or list of pairs, optional
+        Several tasks: name -> (train, test), or a list of (train, test) pairs.
+    reference_measure : str, default 'AP'
+        The measure B the others are compared with (``"AP"``: MAP); the old ``baseline=``
+        names it.
+    reference : DataFrame, optional
+        The complete-judgment values, keyed by ``param`` and ``query_id`` (above).
+    full_level : float, optional
+        The level of ``result`` that holds the complete judgments (above).
+    grid : list, optional
+        The parameter values in tie-breaking order (default: sorted).
+    alpha : float, default 0.05
+        The tests' level.
 
     Returns
     -------
-    TrainingSensitivity
-        Its frames; ``to_frame()`` is :meth:`TrainingSensitivity.sign_tests`.
+    DataFrame
+        The sign tests (:meth:`TrainingSensitivity.sign_tests`: ``kind``, ``measure``, ``a``,
+        ``b``, ``label``, ``p_value``, ``significant``, ...), carrying the other frames as
+        attributes: ``.optimal``, ``.stability``, ``.effectiveness``, ``.differences``,
+        ``.diff_stability``, ``.wilcoxon`` and ``.sign_tests(levels=...)``.
 
     Raises
     ------
     PdevalError, SchemaError
-        The baseline among ``measures``; missing columns or measures; several values where
-        one is needed.
+        The reference measure among ``measures``; missing columns or measures; several
+        values where one is needed.
+
+    See Also
+    --------
+    discriminative_power : How many run pairs a measure tells apart.
+    swap_rates : How often a measure's verdict on a run pair flips between topic sets.
+
+    Examples
+    --------
+    >>> rows = [{"b": b, "query_id": q, "level": level, "sample": s, "measure": m,
+    ...          "value": 0.1 * (q == "1") + b * (m == "AP") + 0.01 * s * (b == 0.5) + (level == 100) * 0.1}
+    ...         for b in (0.25, 0.5, 0.75) for q in ("1", "2", "3", "4") for level in (50, 100)
+    ...         for s in (0, 1) for m in ("AP", "bpref")]
+    >>> out = pdeval.training_sensitivity(pd.DataFrame(rows), param="b", measures=["bpref"],
+    ...                                   train_topics=["1", "2"], test_topics=["3", "4"], full_level=100)
+    >>> out[["kind", "measure", "label", "p_value"]]
+       kind measure label  p_value
+    0   opt   bpref   0/2      0.5
+    1  diff   bpref   2/2      0.5
     """
     result = as_result(result)
     if "sample" not in result.columns and "level" in result.columns:
         result = result.assign(sample=0)
     _check_columns(result, [param, "query_id", "level", "sample", "measure", "value"], "result")
     measures = list(dict.fromkeys(measures))
-    if baseline in measures:
-        raise PdevalError(f"the baseline {baseline!r} must not be one of measures={measures}")
-    if not measures:
-        raise PdevalError("give at least one measure to compare with the baseline")
-    all_measures = [baseline, *measures]
+    if reference_measure in measures:
+        raise PdevalError(f"training_sensitivity(): reference_measure={reference_measure!r} must not be one of "
+                          f"measures={measures}; leave it out of measures")
+    all_measures = [reference_measure, *measures]
     _single_valued(result, [param, "query_id", "level", "sample", "run"], "result")
     training, ref = _split_reference(result, reference, full_level)
     _check_columns(ref, [param, "query_id", "measure", "value"], "reference")
@@ -558,14 +407,14 @@ def training_sensitivity(
         test_means = _topic_means(ref, ["measure", param], test, "reference (test topics)")
         lookup = test_means.set_index(["measure", param])["value"]
         theta = optimal.set_index(["level", "sample", "measure"])["theta"].unstack("measure")
-        effects, diffs = _tested_frames(name, theta, lookup, measures, baseline, param)
+        effects, diffs = _tested_frames(name, theta, lookup, measures, reference_measure, param)
         effect_frames += effects
         diff_frames += diffs
         train_set = {str(t) for t in train}
         if wilcoxon_ok and train_set <= set(ref["query_id"].astype(str)):
             w = full_judgment_wilcoxon(
-                ref, param=param, train_topics=train, test_topics=test, measures=measures, baseline=baseline, grid=grid, alpha=alpha
-            )
+                ref, param=param, train_topics=train, test_topics=test, measures=measures, baseline=reference_measure,
+                grid=grid, alpha=alpha)
             w.insert(0, "task", name)
             wilcoxon_frames.append(w)
         else:
@@ -574,25 +423,19 @@ def training_sensitivity(
     optimal = pd.concat(optimal_frames, ignore_index=True)
     stability = (
         optimal.groupby(["task", "measure", "level"], sort=False, observed=True)["theta"]
-        .agg(n_samples="count", sigma=lambda s: _sd(s.astype(float)))
+        .agg(n_samples="count", sigma=lambda s: sample_sd(s.astype(float)))
         .reset_index()
     )
-    stability["inv_sigma"] = _inverse(stability["sigma"])
+    stability["inv_sigma"] = inverse_of(stability["sigma"])
     differences = pd.concat(diff_frames, ignore_index=True)
     diff_stability = (
         differences.groupby(["task", "measure", "level", "evaluated"], sort=False, observed=True)["diff"]
-        .agg(n_samples="count", sigma=lambda s: _sd(s))
+        .agg(n_samples="count", sigma=lambda s: sample_sd(s))
         .reset_index()
     )
-    diff_stability["inv_sigma"] = _inverse(diff_stability["sigma"])
-    return TrainingSensitivity(
-        param=param,
-        baseline=baseline,
-        measures=measures,
-        optimal=optimal,
-        stability=stability,
-        effectiveness=pd.concat(effect_frames, ignore_index=True),
-        differences=differences,
-        diff_stability=diff_stability,
-        wilcoxon=pd.concat(wilcoxon_frames, ignore_index=True) if wilcoxon_ok else None,
-    )
+    diff_stability["inv_sigma"] = inverse_of(diff_stability["sigma"])
+    return ResultFrame.of(TrainingSensitivity(
+        param=param, reference_measure=reference_measure, measures=measures, optimal=optimal, stability=stability,
+        effectiveness=pd.concat(effect_frames, ignore_index=True), differences=differences,
+        diff_stability=diff_stability, wilcoxon=pd.concat(wilcoxon_frames, ignore_index=True) if wilcoxon_ok else None,
+    ))

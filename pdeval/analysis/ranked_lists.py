@@ -17,7 +17,7 @@ all groups at once (sorts and ``bincount`` over group offsets), never a loop ove
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Optional
 
 import numpy as np
 import pandas as pd
@@ -116,7 +116,7 @@ def kendall_tau_union(a: pd.DataFrame, b: pd.DataFrame, n_groups: int) -> tuple[
 
 
 def rank_biased_overlap(
-    a: pd.DataFrame, b: pd.DataFrame, n_groups: int, *, persistence: float = 0.95, depth: int = 1000,
+    a: pd.DataFrame, b: pd.DataFrame, n_groups: int, *, persistence: float = 0.95, depth: Optional[int] = 1000,
     variant: Literal["normalized", "ext"] = "normalized",
 ) -> np.ndarray:
     """Rank-biased overlap of each group's two lists (frames ``group``, ``rank``, ``doc``).
@@ -125,38 +125,55 @@ def rank_biased_overlap(
     and p the persistence:
 
     * ``"normalized"`` (Clarke, Vtyurina & Smucker, TOIS 2021; repro-eval 0.5.0): the RBO sum
-      over the first ``depth`` ranks divided by its weights,
-      ``sum_{d=1..D} p^(d-1) A_d / sum_{d=1..D} p^(d-1)``; a list shorter than D keeps its
-      documents (the overlap stops growing, A_d falls).
+      over the first D ranks divided by its weights,
+      ``sum_{d=1..D} p^(d-1) A_d / sum_{d=1..D} p^(d-1)``, with D = ``depth`` or, for
+      ``depth=None``, the length of the group's longer list (so two identical lists have
+      RBO 1 exactly); a list shorter than D keeps its documents (the overlap stops growing,
+      A_d falls).
     * ``"ext"``: Webber, Moffat & Zobel's extrapolated RBO (TOIS 2010, eq. 32), on the lists
-      cut at ``depth``: with s <= l the lengths of the shorter and the longer list,
+      cut at ``depth`` (None: whole): with s <= l the lengths of the shorter and the longer list,
       ``RBO_ext = (1-p)/p * (sum_{d=1..l} A_d p^d + sum_{d=s+1..l} X_s (d-s)/(s d) p^d)
       + ((X_l - X_s)/l + X_s/s) p^l``, where for d > s, X_d counts the documents of the whole
       shorter list among the first d of the longer one. Equal lengths give their eq. 30.
 
     Each shared document contributes to every depth from max(rank_a, rank_b) on, so the
     sums are tail sums of a per-depth weight, looked up at that depth: no loop over depths.
-    A group where a list is empty gets 0 (``"normalized"``) or NaN (``"ext"`` with s = 0).
+    The weights of the normalised RBO are the same tail sums, added in the same order, so an
+    identical pair of lists gives 1.0 exactly. A group where a list is empty gets 0
+    (``"normalized"``) or NaN (``"ext"`` with s = 0).
     """
     if not 0 < persistence < 1:
         raise PdevalError(f"persistence must lie strictly between 0 and 1, not {persistence!r}")
     if variant not in RBO_VARIANTS:
         raise PdevalError(f"rbo must be one of {RBO_VARIANTS}, not {variant!r}")
-    a = a[a["rank"].to_numpy() <= depth]
-    b = b[b["rank"].to_numpy() <= depth]
+    if depth is not None:
+        a = a[a["rank"].to_numpy() <= depth]
+        b = b[b["rank"].to_numpy() <= depth]
     shared = a.merge(b, on=["group", "doc"], suffixes=("_a", "_b"))
-    both = np.maximum(shared["rank_a"].to_numpy(), shared["rank_b"].to_numpy()).astype(np.int64)
-    group = shared["group"].to_numpy(dtype=np.int64)
-    p = float(persistence)
-    if variant == "normalized":
-        d = np.arange(1, depth + 1, dtype=np.float64)
-        weight = p ** (d - 1) / d
-        tail = np.cumsum(weight[::-1])[::-1]  # tail[m-1] = sum_{d=m..D} p^(d-1)/d
-        total = np.bincount(group, weights=tail[both - 1], minlength=n_groups)
-        return total / ((1 - p**depth) / (1 - p))
     length_a = np.bincount(a["group"].to_numpy(), minlength=n_groups)
     length_b = np.bincount(b["group"].to_numpy(), minlength=n_groups)
-    return _rbo_ext(shared, group, length_a, length_b, n_groups, p)
+    p = float(persistence)
+    if variant == "normalized":
+        reach = np.maximum(length_a, length_b) if depth is None else np.full(n_groups, int(depth))
+        return _rbo_normalized(shared, reach.astype(np.int64), n_groups, p)
+    return _rbo_ext(shared, shared["group"].to_numpy(dtype=np.int64), length_a, length_b, n_groups, p)
+
+
+def _rbo_normalized(shared: pd.DataFrame, reach: np.ndarray, n_groups: int, p: float) -> np.ndarray:
+    """The normalised RBO of each group to its depth ``reach`` (see :func:`rank_biased_overlap`)."""
+    longest = int(reach.max()) if n_groups else 0
+    d = np.arange(1, longest + 1, dtype=np.float64)
+    tail = np.r_[np.cumsum((p ** (d - 1) / d)[::-1])[::-1], 0.0]  # tail[k] = sum_{d=k+1..longest}
+    both = np.maximum(shared["rank_a"].to_numpy(), shared["rank_b"].to_numpy()).astype(np.int64)
+    group = shared["group"].to_numpy(dtype=np.int64)
+    order = np.lexsort((both, group))  # summed by increasing depth, as the weights below
+    group, both = group[order], both[order]
+    total = np.bincount(group, weights=tail[both - 1] - tail[reach[group]], minlength=n_groups)
+    weights = np.zeros(n_groups)
+    for depth in np.unique(reach[reach > 0]):  # the weights of every depth that occurs, in the same order
+        weights[reach == depth] = np.cumsum(tail[:depth] - tail[depth])[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weights > 0, total / np.where(weights > 0, weights, 1.0), 0.0)
 
 
 def _rbo_ext(shared, group, length_a, length_b, n_groups, p) -> np.ndarray:

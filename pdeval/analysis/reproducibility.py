@@ -23,7 +23,6 @@ conventions where they differ and the options that follow the package).
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -31,17 +30,23 @@ import pandas as pd
 from scipy import stats
 
 from pdeval.analysis.ranked_lists import RBO_VARIANTS, doc_codes, kendall_tau_union, rank_biased_overlap
-from pdeval.common.options import check_choice, check_int
+from pdeval.common.contract import Boolean, Choice, Instance, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError, warn
 from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_run, canonicalize
+from pdeval.frames.domains import Frame
+from pdeval.measures.domains import Measures
 
 __all__ = ["reproducibility", "pair_table", "LEVELS"]
 
 LEVELS = ("ranked_list", "topic_scores", "overall_effect")
 Pairs = Union[None, Mapping[str, Any], Sequence[tuple]]
+#: the domain of ``pairs=`` (:func:`pair_table` checks the names against the runs)
+_RUN_NAME = Text("a run name")
+PAIRS = (MappingOf(_RUN_NAME, _RUN_NAME | MappingOf(_RUN_NAME, _RUN_NAME, min_len=1), min_len=1)
+         | ListOf(Instance((tuple,), "an (original, reproduced) tuple", ("a", "b")), lone=False))
 
 
 def pair_table(original: pd.DataFrame, reproduced: pd.DataFrame, pairs: Pairs = None) -> pd.DataFrame:
@@ -73,11 +78,10 @@ def pair_table(original: pd.DataFrame, reproduced: pd.DataFrame, pairs: Pairs = 
         rows = []
         for item in pairs:
             if not (isinstance(item, tuple) and len(item) == 2):
-                raise PdevalError(f"pairs must hold (original, reproduced) tuples, not {item!r}")
+                raise PdevalError(f"reproducibility(): pairs must hold (original, reproduced) tuples, not {item!r} "
+                                  "(give each pair as a tuple of two run names)")
             rows.append(("", item[0], item[1]))
     table = pd.DataFrame(rows, columns=["reproduction", "original", "reproduced"]).astype(str)
-    if table.empty:
-        raise PdevalError("pairs names no (original, reproduced) pair")
     for column, names, frame in (("original", names_o, "original"), ("reproduced", names_r, "reproduced")):
         missing = sorted(set(table[column]) - set(map(str, names)))
         if missing:
@@ -174,9 +178,12 @@ def _long(groups: pd.DataFrame, columns: dict, level: str, query_id: Any = "all"
     out = pd.concat(parts, ignore_index=True)
     if "query_id" not in out.columns:
         out["query_id"] = query_id
-    if "measure" not in out.columns:
-        out["measure"] = ""
     return out
+
+
+def ranking_measure(depth: Optional[int]) -> str:
+    """The ``measure`` of the KTU and RBO rows: what they compare, the rankings (to ``depth``)."""
+    return "ranking" if depth is None else f"ranking@{depth}"
 
 
 def _effects(scores_o, scores_r, pairs, baseline, unpaired) -> pd.DataFrame:
@@ -216,10 +223,11 @@ def _effects(scores_o, scores_r, pairs, baseline, unpaired) -> pd.DataFrame:
     return _long(o.index.to_frame(index=False), {"ER": er, "DeltaRI": dri}, "overall_effect")
 
 
-def _ranked(run: pd.DataFrame, names: Iterable[str], cutoff: int, score_precision: str, list_order: str) -> pd.DataFrame:
+def _ranked(run: pd.DataFrame, names: Iterable[str], depth: Optional[int], score_precision: str,
+            list_order: str) -> pd.DataFrame:
     run = run[run["run"].isin(set(names))][["run", "query_id", "doc_id", "score"]]
     if list_order == "trec_eval":
-        ranked = rank_run(run, score_precision=score_precision, depth=cutoff)
+        ranked = rank_run(run, score_precision=score_precision, depth=depth)
         return ranked[["run", "query_id", "doc_id", "rank"]]
     # repro-eval's order: the rows as given, a stretch of equal scores in a row reversed by doc id
     group = run.groupby(["run", "query_id"], sort=False, observed=True).ngroup().to_numpy()
@@ -231,15 +239,16 @@ def _ranked(run: pd.DataFrame, names: Iterable[str], cutoff: int, score_precisio
     ranked = run.iloc[rows].reset_index(drop=True)
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)])) + 1
-    return ranked.assign(rank=rank).loc[rank <= cutoff, ["run", "query_id", "doc_id", "rank"]]
+    kept = rank <= depth if depth is not None else np.ones(len(rank), dtype=bool)
+    return ranked.assign(rank=rank).loc[kept, ["run", "query_id", "doc_id", "rank"]]
 
 
-def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_topic, unpaired, score_precision,
+def _ranked_lists(original, reproduced, pairs, *, depth, persistence, rbo, per_topic, unpaired, score_precision,
                   list_order):
     """KTU and RBO per (pair, topic), and their means over topics per pair. Ids become integer
     codes before any merge (documents by byte order, topics and runs by first appearance)."""
-    ranked_o = _ranked(original, pairs["original"], cutoff, score_precision, list_order)
-    ranked_r = _ranked(reproduced, pairs["reproduced"], cutoff, score_precision, list_order)
+    ranked_o = _ranked(original, pairs["original"], depth, score_precision, list_order)
+    ranked_r = _ranked(reproduced, pairs["reproduced"], depth, score_precision, list_order)
     doc_o, doc_r = doc_codes(ranked_o["doc_id"], ranked_r["doc_id"])
     topic, topic_names = pd.factorize(pd.concat([ranked_o["query_id"], ranked_r["query_id"]], ignore_index=True))
     run_names = pd.Index(pd.unique(pd.concat([pairs["original"], pairs["reproduced"]])))
@@ -260,16 +269,33 @@ def _ranked_lists(original, reproduced, pairs, *, cutoff, persistence, rbo, per_
     a = side["o"].merge(topics[keys + ["group"]], on=keys)[["group", "rank", "doc"]]
     b = side["r"].merge(topics[keys + ["group"]], on=keys)[["group", "rank", "doc"]]
     tau, _ = kendall_tau_union(a, b, len(topics))
-    overlap = rank_biased_overlap(a, b, len(topics), persistence=persistence, depth=cutoff, variant=rbo)
+    overlap = rank_biased_overlap(a, b, len(topics), persistence=persistence, depth=depth, variant=rbo)
     columns = ["reproduction", "original", "reproduced", "pair", "query_id"]
-    per = _long(topics[columns], {"KTU": tau, "RBO": overlap}, "ranked_list")
+    per = _long(topics[columns], {"KTU": tau, "RBO": overlap}, "ranked_list").assign(measure=ranking_measure(depth))
     pair_keys = ["reproduction", "original", "reproduced", "pair", "statistic"]
     mean = per.groupby(pair_keys, sort=False)["value"].mean().reset_index()
-    mean = mean.assign(level="ranked_list", query_id="all", measure="")
+    mean = mean.assign(level="ranked_list", query_id="all", measure=ranking_measure(depth))
     return pd.concat([mean, per], ignore_index=True) if per_topic else mean
 
 
-@takes_engine_options
+@contract(
+    run=Frame("run"),
+    reproduced=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    measures=Measures(),
+    baseline=Nullable(Text("a run name")),
+    pairs=Nullable(PAIRS),
+    reproduced_qrels=Nullable(Frame("qrels", variants=False)),
+    persistence=Real(0, 1, closed="neither"),
+    rbo=Choice(*RBO_VARIANTS),
+    list_order=Choice("trec_eval", "rows"),
+    per_topic=Boolean(),
+    unpaired=Choice("error", "drop", renamed={"raise": "error"}),
+    identical_p=Nullable(Real(0, 1)),
+    renamed={"cutoff": "depth", "k": "depth"},
+    remedies={"identical_p": "a p-value in [0, 1], or None for NaN as repro-eval gives when only some measures agree"},
+)
+@takes_engine_options(exclude=("by",))
 def reproducibility(
     run: pd.DataFrame,
     reproduced: pd.DataFrame,
@@ -279,13 +305,12 @@ def reproducibility(
     baseline: Optional[str] = None,
     pairs: Pairs = None,
     reproduced_qrels: Optional[pd.DataFrame] = None,
-    cutoff: int = 1000,
     persistence: float = 0.95,
     rbo: str = "normalized",
     list_order: str = "trec_eval",
     per_topic: bool = False,
     unpaired: str = "error",
-    identical_p: float = 1.0,
+    identical_p: Optional[float] = 1.0,
     **options: Any,
 ) -> pd.DataFrame:
     """Measure how far reproduced runs reproduce (or replicate) their original runs.
@@ -296,8 +321,8 @@ def reproducibility(
     * ranked lists (reproducibility only), per topic and averaged over topics: Kendall's tau
       union (KTU, :func:`pdeval.analysis.ranked_lists.kendall_tau_union`) and rank-biased
       overlap (RBO, Webber, Moffat & Zobel, TOIS 2010;
-      :func:`pdeval.analysis.ranked_lists.rank_biased_overlap`) of the top ``cutoff``
-      documents;
+      :func:`pdeval.analysis.ranked_lists.rank_biased_overlap`) of the rankings, cut at
+      ``depth`` documents if given;
     * per-topic scores of each measure, with o_j and r_j the original and reproduced scores:
       ``RMSE = sqrt(1/n sum_j (o_j - r_j)^2)``; ``nRMSE = RMSE / sqrt(1/n sum_j max(o_j, 1 - o_j)^2)``
       (the RMSE divided by the largest one a reproduction in [0, 1] could have, as repro-eval
@@ -330,13 +355,12 @@ def reproducibility(
         Qrels of another collection: the reproduced runs are *replications* on it. Then only
         the unpaired t-test, the ARPs, ER and DeltaRI are computed (topics and documents
         differ, so the ranked lists and RMSE do not apply).
-    cutoff : int, default 1000
-        The ranks compared by KTU and RBO (repro-eval's run length and RBO depth).
     persistence : float, default 0.95
         RBO's p in (0, 1): the probability of reading on to the next rank; the weight of the
         first d ranks is 1 - p^d (repro-eval's default 0.95; the paper's evaluation used 0.8).
     rbo : {'normalized', 'ext'}, default 'normalized'
-        ``'normalized'``: the RBO sum over the first ``cutoff`` ranks divided by its weights
+        ``'normalized'``: the RBO sum over the first ``depth`` ranks (without ``depth``, to the
+        longer list of the topic, so an identical copy has RBO 1) divided by its weights
         (Clarke, Vtyurina & Smucker, TOIS 2021), as repro-eval 0.5.0; ``'ext'``: Webber et
         al.'s extrapolated RBO_ext (eq. 32), which the paper's evaluation used.
     list_order : {'trec_eval', 'rows'}, default 'trec_eval'
@@ -351,11 +375,15 @@ def reproducibility(
         A topic one run of a pair has and the other lacks (reproducibility), or an advanced
         run and its baseline disagree on topics: an error naming them, or left out with a
         :class:`~pdeval.errors.PdevalWarning`.
-    identical_p : float, default 1.0
-        The p-value where both samples are identical (the t statistic is 0/0). repro-eval
-        gives 1.0 only when every measure of the pair is identical, else NaN: pass
-        ``float('nan')`` to get NaN.
+    identical_p : float or None, default 1.0
+        The p-value in [0, 1] where both samples are identical (the t statistic is 0/0).
+        repro-eval gives 1.0 only when every measure of the pair is identical, else NaN:
+        pass None to get NaN.
     {engine_options}
+        ``depth`` cuts the rankings for the measures and for KTU and RBO alike. repro-eval
+        reads 1000 documents per topic and weighs RBO to depth 1000 even on shorter lists:
+        ``depth=1000`` gives its values (without it an identical copy of a 100-deep run has
+        RBO 1, not 0.99912). ``by`` does not apply: runs are compared by name.
 
     Returns
     -------
@@ -363,9 +391,10 @@ def reproducibility(
         One row per pair, level and statistic (and measure, and topic with ``per_topic``):
         ``reproduction`` (the label of ``pairs``' reproduction, ``""`` for one),
         ``original``, ``reproduced``, ``level`` (``ranked_list``, ``topic_scores``,
-        ``overall_effect``), ``statistic``, ``measure`` (``""`` for KTU and RBO, which
-        compare documents, not scores), ``query_id`` (``"all"`` for values over topics) and
-        ``value``. ER and DeltaRI rows name the advanced pair.
+        ``overall_effect``), ``statistic``, ``measure`` (``"ranking"``, or
+        ``"ranking@<depth>"``, for KTU and RBO, which compare the rankings, not scores),
+        ``query_id`` (``"all"`` for values over topics) and ``value``. ER and DeltaRI rows
+        name the advanced pair.
 
     Raises
     ------
@@ -373,17 +402,32 @@ def reproducibility(
         Unpaired topics under ``unpaired='error'``; qrels with variant columns; bad frames.
     PdevalError
         Pairs naming absent runs, a baseline that is not the original of exactly one pair
-        per reproduction, an option outside its domain.
+        per reproduction, an option outside its domain (the old ``cutoff=`` names ``depth``).
+
+    See Also
+    --------
+    evaluate : The measures whose per-topic scores are compared.
+    compare : Paired significance tests between runs of one result frame.
+
+    Examples
+    --------
+    >>> clef = pdeval.datasets.load("clef2018")
+    >>> run = clef.runs[clef.runs["run"] == clef.runs["run"].iloc[0]]
+    >>> copy = run.assign(score=run["score"] + 0.0)
+    >>> out = pdeval.reproducibility(run, copy, clef.qrels, "AP")
+    >>> out.pivot_table(index=["level", "statistic"], columns="measure", values="value").round(4)
+    measure                          AP  ranking
+    level        statistic
+    ranked_list  KTU                NaN      1.0
+                 RBO                NaN      1.0
+    topic_scores ARP_original    0.1593      NaN
+                 ARP_reproduced  0.1593      NaN
+                 RMSE            0.0000      NaN
+                 nRMSE           0.0000      NaN
+                 p_value         1.0000      NaN
     """
-    check_int("cutoff", cutoff, 1)
-    if not isinstance(persistence, numbers.Real) or not 0 < persistence < 1:
-        raise PdevalError(f"persistence must be a number strictly between 0 and 1, not {persistence!r}")
-    check_choice("rbo", rbo, RBO_VARIANTS)
-    check_choice("list_order", list_order, ("trec_eval", "rows"))
-    check_choice("unpaired", unpaired, ("error", "drop"))
     engine = EngineOptions.of(options, where="reproducibility")
-    if engine.by:
-        raise PdevalError("reproducibility compares runs by name: by= is not supported; fold the keys into run")
+    identical_p = np.nan if identical_p is None else identical_p
     same = reproduced is run
     names_o, names_r = _run_names(run), _run_names(reproduced)
     pairs = pair_table(pd.DataFrame({"run": names_o}), pd.DataFrame({"run": names_r}), pairs)
@@ -397,7 +441,7 @@ def reproducibility(
                        measures, engine)
     parts = []
     if reproduced_qrels is None:
-        parts.append(_ranked_lists(run, reproduced, pairs, cutoff=cutoff, persistence=persistence, rbo=rbo,
+        parts.append(_ranked_lists(run, reproduced, pairs, depth=engine.depth, persistence=persistence, rbo=rbo,
                                    per_topic=per_topic, unpaired=unpaired, score_precision=engine.score_precision,
                                    list_order=list_order))
         parts.append(_paired_scores(scores_o, scores_r, pairs, unpaired, identical_p))

@@ -15,10 +15,17 @@ from typing import Sequence, Union
 
 import numpy as np
 
+from pdeval.common.contract import ListOf, Nullable, Text
 from pdeval.evaluation.results import ScoreMatrix, score_matrices  # noqa: F401  (the toolkit's; re-exported)
-from pdeval.errors import PdevalError, SchemaError
+from pdeval.errors import SchemaError
 
-__all__ = ["CHUNK_ELEMENTS", "ZERO", "ScoreMatrix", "baseline_pairs", "pair_indices", "score_matrices"]
+__all__ = ["BASELINE", "CHUNK_ELEMENTS", "RESULT_MEASURES", "ZERO", "ScoreMatrix", "baseline_pairs", "pair_indices",
+           "score_matrices"]
+
+#: the domain of ``measures=`` of the analyses of a result frame: names of its ``measure`` column
+RESULT_MEASURES = Nullable(ListOf(Text("a measure name of the result frame"), unique=True))
+#: the domain of ``baseline=``: a run name or a list of them
+BASELINE = Nullable(ListOf(Text("a run name"), unique=True))
 
 #: |mean| and sd below this are treated as 0 in studentised statistics (MEASURES.md E10)
 ZERO = 1e-12
@@ -37,11 +44,7 @@ def baseline_pairs(runs: Sequence, baselines: Union[str, Sequence[str]], where: 
 
     An unknown baseline raises :class:`~pdeval.errors.SchemaError` naming it and the runs.
     """
-    wanted = [baselines] if isinstance(baselines, str) else list(baselines)
-    if not wanted:
-        raise PdevalError("baselines must name at least one run")
-    if len(set(wanted)) != len(wanted):
-        raise PdevalError(f"baselines repeat a run: {wanted}")
+    wanted = [baselines] if isinstance(baselines, str) else list(baselines)  # non-empty, no repeats (contract)
     index = {r: k for k, r in enumerate(runs)}
     missing = [b for b in wanted if b not in index]
     if missing:

@@ -18,13 +18,15 @@ import pandas as pd
 
 from pdeval.analysis.bootstrap import bootstrap_replicates, chunk_size, studentised
 from pdeval.analysis.scores import CHUNK_ELEMENTS, baseline_pairs, pair_indices, score_matrices
-from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.analysis.scores import BASELINE, RESULT_MEASURES
+from pdeval.common.contract import Choice, Integer, Nullable, Real, Text, contract
+from pdeval.common.progress import PROGRESS, one_bar, progress_bar
 from pdeval.common.docs import shared_docs
-from pdeval.common.seeds import Seed, check_seed, generator
+from pdeval.common.seeds import SEED, Seed, generator
+from pdeval.frames.domains import Frame
 from pdeval.errors import PdevalError
 
-__all__ = ["CORRECTIONS", "TESTS", "adjust_pvalues", "check_test", "compare", "resamples_of", "sign_test_p"]
+__all__ = ["CORRECTIONS", "TESTS", "adjust_pvalues", "check_test", "compare", "sign_test_p"]
 
 
 #: the paired tests of :func:`compare` and the corrections of :func:`adjust_pvalues`
@@ -141,14 +143,6 @@ def _oversensitivity_note(test: str, n: int, large_topics: Optional[int]) -> str
 RESAMPLES = {"permutation": 10_000, "bootstrap": 1_000}
 
 
-def resamples_of(test: str, n_resamples: Optional[int]) -> int:
-    """The number of resamples a test of :func:`compare` draws: ``n_resamples`` (an integer
-    >= 1, checked), or the test's default (:data:`RESAMPLES`) when it is None."""
-    if n_resamples is None:
-        return RESAMPLES.get(test, 0)
-    return check_int("n_resamples", n_resamples, 1)
-
-
 def _paired_test(test: str, a: np.ndarray, b: np.ndarray, resamples: int, rng: np.random.Generator,
                  confidence: float, progress: Optional[bool]) -> tuple[np.ndarray, np.ndarray, Optional[tuple]]:
     """(statistic, p-value, bootstrap interval or None) of one test for the pairs (rows) a - b."""
@@ -184,6 +178,22 @@ def _paired_test(test: str, a: np.ndarray, b: np.ndarray, resamples: int, rng: n
         return t_obs, p_value, tuple(np.quantile(boot_means, [lo, 1.0 - lo], axis=1))
 
 
+@contract(
+    result=Frame("result"),
+    measures=RESULT_MEASURES,
+    baseline=BASELINE,
+    test=Choice(*TESTS),
+    correction=Nullable(Choice(*CORRECTIONS)),
+    alpha=Real(0, 1, closed="neither"),
+    n_resamples=Nullable(Integer(1)),
+    seed=SEED,
+    progress=PROGRESS,
+    system=Text("a column name"),
+    large_topics=Nullable(Integer(1)),
+    modes={"n_resamples": ("test", ("permutation", "bootstrap"))},
+    renamed={"confidence": "alpha", "baselines": "baseline"},
+    remedies={"alpha": "the tests' level; the intervals cover 1 - alpha, e.g. alpha=0.05 for 95 %"},
+)
 @shared_docs
 @one_bar
 def compare(
@@ -196,7 +206,6 @@ def compare(
     alpha: float = 0.05,
     n_resamples: Optional[int] = None,
     seed: Seed = 0,
-    confidence: float = 0.95,
     progress: Optional[bool] = None,
     system: str = "run",
     large_topics: Optional[int] = LARGE_TOPICS,
@@ -236,36 +245,37 @@ def compare(
 
     Parameters
     ----------
-    result
-        A result frame with per-topic values, every run on every topic.
-    measures
-        The measure(s) to test (a string or a list; default: all).
-    baseline
+    result : DataFrame
+        A result frame with per-topic values, every run on every topic; each (measure,
+        variant) group is one family.
+    measures : str or list of str, optional
+        The measure(s) to test (default: all of ``result``).
+    baseline : str or list of str, optional
         A run (or several) to compare every other run with; None compares every pair.
-    test
-        ``"t"``, ``"wilcoxon"``, ``"sign"``, ``"permutation"`` or ``"bootstrap"``.
-    correction
-        ``"holm"`` (Holm 1979), ``"bonferroni"``, ``"fdr_bh"`` (Benjamini & Hochberg 1995) or
-        None, over the pairs of each (measure, variant) family (:func:`adjust_pvalues`).
-    alpha
-        The level below which an adjusted p-value is significant.
-    n_resamples
-        The random flips of the permutation test or the replicates of the bootstrap test;
-        None: 10,000 for the permutation test, 1,000 for the bootstrap (:data:`RESAMPLES`).
+    test : {'t', 'wilcoxon', 'sign', 'permutation', 'bootstrap'}, default 't'
+        The paired test (above).
+    correction : {'holm', 'bonferroni', 'fdr_bh'} or None, default 'holm'
+        Holm (1979), Bonferroni or Benjamini & Hochberg (1995), over the pairs of each
+        (measure, variant) family (:func:`adjust_pvalues`); None: no correction.
+    alpha : float, default 0.05
+        The tests' level: an adjusted p-value below it is significant. The intervals of the
+        mean difference follow it: they cover ``1 - alpha`` (95 % for 0.05).
+    n_resamples : int, optional
+        The random flips of the permutation test or the replicates of the bootstrap test
+        (those tests only); None: 10,000 for the permutation test, 1,000 for the bootstrap
+        (:data:`RESAMPLES`).
     {seed}
-    confidence
-        The level of the interval of the mean difference.
     {progress}
     {system}
-    large_topics
+    large_topics : int or None, default 1000
         The number of topics from which Wilcoxon and sign tests get a ``note``; None: never.
 
     Returns
     -------
-    pandas.DataFrame
+    DataFrame
         ``measure``, variant keys, the pair columns, ``n_topics``, ``mean_a``, ``mean_b``,
         ``diff`` (mean of z), ``effect_size`` (paired Cohen's d = mean(z) / sd(z), ddof=1),
-        ``ci_low``, ``ci_high`` (``confidence`` interval of the mean difference: percentile
+        ``ci_low``, ``ci_high`` (the ``1 - alpha`` interval of the mean difference: percentile
         bootstrap for ``bootstrap``, Student t otherwise), ``statistic`` (t, Wilcoxon's T,
         #positive signs, mean difference, t(z)), ``p_value``, ``p_adjusted``, ``significant``
         (``p_adjusted < alpha``), ``test``, ``note``.
@@ -273,16 +283,28 @@ def compare(
     Raises
     ------
     PdevalError
-        An unknown test or correction, or a bad option value.
+        An option outside its domain (the old ``confidence=`` names ``alpha``).
     SchemaError
         A missing measure or baseline, or a run without a value on some topic.
+
+    See Also
+    --------
+    tukey_hsd : All pairs with the family-wise error held at alpha (Tukey's HSD).
+    discriminative_power : The share of run pairs a measure tells apart.
+    anova : The ANOVA table and Sakai's effect sizes.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": ["bm25"] * 4 + ["dense"] * 4,
+    ...                        "query_id": ["1", "2", "3", "4"] * 2, "measure": "AP",
+    ...                        "value": [0.2, 0.4, 0.3, 0.5, 0.3, 0.6, 0.4, 0.7]})
+    >>> out = pdeval.compare(result, baseline="bm25")
+    >>> out[["run", "baseline", "diff", "p_value", "significant"]].round(4)
+         run baseline  diff  p_value  significant
+    0  dense     bm25  0.15   0.0138         True
     """
-    check_test(test, correction)
-    check_share("confidence", confidence)
-    check_share("alpha", alpha)
-    resamples = resamples_of(test, n_resamples)
-    check_seed(seed)
-    check_progress(progress)
+    resamples = RESAMPLES.get(test, 0) if n_resamples is None else n_resamples
+    confidence = 1.0 - alpha
     frames = []
     for group in score_matrices(result, measures, system=system):
         scores, runs = group.scores, group.runs

@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pdeval.common.options import check_choice
+from pdeval.common.contract import Boolean, Choice, Instance, ListOf, Nullable, Real, Text, contract
+from pdeval.frames.domains import Frame
 from pdeval.errors import MeasureError, PdevalError, PdevalWarning, SchemaError, warn
 from pdeval.frames.canonical import as_result, result_keys
 from pdeval.sources.zscores import read_zscores
@@ -45,6 +46,15 @@ __all__ = ["standardize", "zscore_table", "METHODS"]
 
 METHODS = ("z", "std_cdf", "std_ab", "ecdf")
 Reference = Union[None, str, Sequence[str], pd.DataFrame]
+#: the domain of ``reference=``: run names of the result, or a result frame of other runs
+REFERENCE = Nullable(ListOf(Text("a run name"), unique=True) | Frame("result"))
+
+
+class _Offset(Real):
+    """Sakai's B of std_ab: any finite number (its example, 0.25, differs from the default 0.5)."""
+
+    def example(self) -> float:
+        return 0.25
 
 
 def _split(result: pd.DataFrame, reference: Reference) -> tuple[pd.DataFrame, pd.DataFrame, list]:
@@ -58,10 +68,10 @@ def _split(result: pd.DataFrame, reference: Reference) -> tuple[pd.DataFrame, pd
     elif reference is None:
         ref = result
     else:
-        names = [reference] if isinstance(reference, str) else list(reference)
+        names = list(reference)
         absent = sorted(set(names) - set(result["run"].astype(str)))
         if absent:
-            raise PdevalError(f"reference names run(s) {absent} that the result lacks; it has "
+            raise PdevalError(f"reference={names!r} names run(s) {absent} that the result lacks; it has "
                               f"{sorted(result['run'].astype(str).unique())[:10]}")
         ref = result[result["run"].astype(str).isin(names)]
     keys = [k for k in result_keys(result) if k != "run"] + ["measure"]
@@ -75,8 +85,15 @@ def _split(result: pd.DataFrame, reference: Reference) -> tuple[pd.DataFrame, pd
 
 
 def _factors(ref: pd.DataFrame, keys: list) -> pd.DataFrame:
+    """Mean and sample standard deviation per (topic, measure) group of the reference values.
+    Where every value of a group is the same number v, the mean is v and the deviation 0
+    exactly (a floating-point mean of 0.4, 0.4, 0.4 is 0.4000000000000001, which no value equals)."""
     grouped = ref.groupby(keys, sort=False, observed=True)["value"]
-    table = grouped.agg(mean="mean", stddev="std", runs="count").reset_index()
+    table = grouped.agg(mean="mean", stddev="std", runs="count", low="min", high="max").reset_index()
+    flat = (table["low"] == table["high"]).to_numpy()
+    table.loc[flat, "mean"] = table.loc[flat, "low"]
+    table.loc[flat, "stddev"] = 0.0
+    table = table.drop(columns=["low", "high"])
     few = table[table["runs"] < 2]
     if len(few):
         raise PdevalError(
@@ -86,11 +103,13 @@ def _factors(ref: pd.DataFrame, keys: list) -> pd.DataFrame:
     return table.drop(columns="runs")
 
 
+@contract(result=Frame("result"), reference=REFERENCE, trec_eval_names=Boolean())
 def zscore_table(result: pd.DataFrame, reference: Reference = None, *, trec_eval_names: bool = True) -> pd.DataFrame:
     """Per topic and measure, the mean and sample standard deviation of the reference runs.
 
     ``mean_t = 1/n sum_i x_it`` and ``sd_t = sqrt(1/(n-1) sum_i (x_it - mean_t)^2)`` over the
-    n reference runs i (Webber, Moffat & Zobel, SIGIR 2008; Sakai, ICTIR 2016).
+    n reference runs i (Webber, Moffat & Zobel, SIGIR 2008; Sakai, ICTIR 2016); where the n
+    values are equal, their value and 0 exactly.
 
     Parameters
     ----------
@@ -112,6 +131,20 @@ def zscore_table(result: pd.DataFrame, reference: Reference = None, *, trec_eval
     ------
     PdevalError
         A reference set of fewer than two runs, or a topic fewer than two of them cover.
+
+    See Also
+    --------
+    standardize : Standardise a result frame against reference runs or a z-score table.
+    write_zscores : Write the table as a trec_eval z-score file.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": list("aabbcc"), "query_id": list("121212"), "measure": "AP",
+    ...                        "value": [0.1, 0.5, 0.3, 0.6, 0.5, 0.7]})
+    >>> pdeval.zscore_table(result).round(3)
+      query_id measure  mean  stddev
+    0        1     map   0.3     0.2
+    1        2     map   0.6     0.1
     """
     result, ref, keys = _split(result, reference)
     table = _factors(ref, keys)
@@ -134,26 +167,36 @@ def _trec_eval_names(measures: pd.Series) -> dict:
 
 
 def _ecdf(result: pd.DataFrame, ref: pd.DataFrame, keys: list) -> np.ndarray:
-    """F_t(x): the share of the topic's reference values <= x, for every row at once."""
+    """F_t(x): the share of the topic's reference values <= x, for every row at once. A NaN
+    reference value is no value (it counts in no denominator); a NaN x gives NaN."""
+    ref = ref[ref["value"].notna()]
     groups = ref[keys].drop_duplicates().reset_index(drop=True).assign(_group=lambda f: np.arange(len(f)))
     ref_g = ref.merge(groups, on=keys)["_group"].to_numpy(np.int64)
     res = result[keys].merge(groups, on=keys, how="left")["_group"]
     if res.isna().any():
-        raise PdevalError(f"{int(res.isna().sum())} value(s) are on topics no reference run has")
+        _lacking(result[keys].loc[res.isna().to_numpy()])
     res_g = res.to_numpy(np.int64)
-    values = np.concatenate([ref["value"].to_numpy(np.float64), result["value"].to_numpy(np.float64)])
+    x = result["value"].to_numpy(np.float64)
+    values = np.concatenate([ref["value"].to_numpy(np.float64), np.nan_to_num(x)])
     code = np.unique(values, return_inverse=True)[1].astype(np.int64)
     span = int(code.max()) + 2
     ref_key = np.sort(ref_g * span + code[: len(ref_g)])
     res_key = res_g * span + code[len(ref_g):]
     at_most = np.searchsorted(ref_key, res_key, side="right") - np.searchsorted(ref_key, res_g * span, side="left")
     counts = np.bincount(ref_g, minlength=len(groups))
-    return at_most / counts[res_g]
+    return np.where(np.isnan(x), np.nan, at_most / counts[res_g])
+
+
+def _lacking(rows: pd.DataFrame) -> None:
+    """The error for values on (topic, measure) groups that no reference run has, naming them."""
+    shown = rows.drop_duplicates().head(3).to_dict("records")
+    raise PdevalError(f"{len(rows)} value(s) are on topics no reference run has, e.g. {shown}: add reference runs "
+                      "that cover these topics, or leave the topics out of the result")
 
 
 def _apply_factors(x: np.ndarray, mean: np.ndarray, sd: np.ndarray, zero_variance: str, what: pd.DataFrame,
-                   missing: float) -> np.ndarray:
-    """(x - mean) / sd, with trec_eval's rule where sd is 0 (0 if x == mean, else missing)."""
+                   fill_value: float) -> np.ndarray:
+    """(x - mean) / sd, with trec_eval's rule where sd is 0 (0 if x == mean, else fill_value)."""
     flat = sd == 0
     if flat.any() and zero_variance == "error":
         raise PdevalError(
@@ -168,9 +211,23 @@ def _apply_factors(x: np.ndarray, mean: np.ndarray, sd: np.ndarray, zero_varianc
         return np.where(flat, np.nan, z)
     if zero_variance == "raw":
         return np.where(flat, x, z)
-    return np.where(flat, np.where(x == mean, 0.0, missing), z)
+    return np.where(flat, np.where(x == mean, 0.0, fill_value), z)
 
 
+@contract(
+    result=Frame("result"),
+    reference=REFERENCE,
+    method=Choice(*METHODS),
+    zscores=Nullable(Instance((str, os.PathLike), "a path", "zscores.txt") | Frame("any")),
+    a=Real(0, closed="neither"),
+    b=_Offset(),
+    zero_variance=Choice("nan", "trec_eval", "raw", "error", renamed={"raise": "error"}),
+    fill_value=Nullable(Real()),
+    modes={"a": ("method", ("std_ab",)), "b": ("method", ("std_ab",)),
+           "zscores": ("method", ("z", "std_cdf", "std_ab"))},
+    renamed={"missing": "fill_value"},
+    remedies={"fill_value": "a number, e.g. -1000000 as trec_eval prints, or None for NaN"},
+)
 def standardize(
     result: pd.DataFrame,
     reference: Reference = None,
@@ -180,7 +237,7 @@ def standardize(
     a: float = 0.15,
     b: float = 0.5,
     zero_variance: str = "error",
-    missing: Optional[float] = None,
+    fill_value: Optional[float] = None,
 ) -> pd.DataFrame:
     """Standardised per-topic values of a result frame, against a reference set of runs.
 
@@ -198,7 +255,7 @@ def standardize(
     * ``"ecdf"``: ``F_t(x) = 1/n #{reference runs j: x_jt <= x}``, the empirical CDF of the n
       reference values, in (0, 1] on them (Urbano, Lima & Hanjalic, "A new perspective on score
       standardization", SIGIR 2019: E-std, R's ``ecdf`` in their code; ties count in full, no
-      interpolation).
+      interpolation). A NaN value stays NaN and is no reference value.
 
     With ``reference=None`` every run of ``result`` is the reference set, as in Urbano et al.'s
     experiments, whose published correlations this function reproduces to their 6 decimals for
@@ -215,19 +272,22 @@ def standardize(
         The reference runs: names of runs in ``result`` or a result frame of other runs.
         None: every run of ``result``. Ignored with ``zscores``.
     method : {'z', 'std_cdf', 'std_ab', 'ecdf'}, default 'z'
+        The standardisation (above).
     zscores : str, path or DataFrame, optional
         A trec_eval z-score file (or its frame from :func:`pdeval.read_zscores`): the means
         and standard deviations per topic and trec_eval measure name, applied as trec_eval
         10.0 applies ``-Z``: a standard deviation of 0 gives 0 where x equals the mean, else
-        ``missing``; a (topic, measure) the file lacks gives ``missing``. Not with ``ecdf``.
-    a, b : float, default 0.15 and 0.5
-        Sakai's A and B of ``std_ab``.
+        ``fill_value``; a (topic, measure) the file lacks gives ``fill_value``. Not with ``ecdf``.
+    a : float, default 0.15
+        Sakai's A of ``std_ab`` (a positive number; ``method='std_ab'`` only).
+    b : float, default 0.5
+        Sakai's B of ``std_ab`` (``method='std_ab'`` only).
     zero_variance : {'error', 'nan', 'trec_eval', 'raw'}, default 'error'
-        Where the reference values of a topic do not vary (sd 0, computed from ``reference``):
-        an error naming them, NaN, trec_eval's rule (0 where x equals the mean, else
-        ``missing``), or z = x, the value unstandardised (mean 0 and sd 1, as Urbano et al.'s
-        code does). The ECDF needs no variance and ignores it.
-    missing : float, optional
+        Where the reference values of a topic are all equal (sd 0, computed from
+        ``reference``): an error naming them, NaN, trec_eval's rule (0 where x equals their
+        value, else ``fill_value``), or z = x, the value unstandardised (mean 0 and sd 1, as
+        Urbano et al.'s code does). The ECDF needs no variance and ignores it.
+    fill_value : float, optional
         The value where trec_eval's rule finds no z (default NaN; trec_eval prints -1000000).
 
     Returns
@@ -238,26 +298,44 @@ def standardize(
     Raises
     ------
     PdevalError
-        A reference set of fewer than two runs, topics no (or only one) reference run has,
-        zero variance under ``zero_variance='error'``, an unknown method.
+        An option outside its domain (the old ``missing=`` names ``fill_value``), a
+        reference set of fewer than two runs, topics no (or only one) reference run has
+        (named), zero variance under ``zero_variance='error'``.
     ParseError
         A malformed z-score file.
+
+    See Also
+    --------
+    zscore_table : The reference means and deviations, for a trec_eval z-score file.
+    read_zscores : Read a trec_eval z-score file.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": ["a", "a", "b", "b", "c", "c"], "query_id": ["1", "2"] * 3,
+    ...                        "measure": "AP", "value": [0.1, 0.5, 0.3, 0.6, 0.5, 0.7]})
+    >>> pdeval.standardize(result).round(3)
+      run query_id measure  value
+    0   a        1      AP   -1.0
+    1   a        2      AP   -1.0
+    2   b        1      AP    0.0
+    3   b        2      AP    0.0
+    4   c        1      AP    1.0
+    5   c        2      AP    1.0
+    >>> pdeval.standardize(result, method="ecdf")["value"].round(3).tolist()
+    [0.333, 0.333, 0.667, 0.667, 1.0, 1.0]
     """
-    check_choice("method", method, METHODS)
-    check_choice("zero_variance", zero_variance, ("error", "nan", "trec_eval", "raw"))
-    missing = np.nan if missing is None else float(missing)
+    fill_value = np.nan if fill_value is None else float(fill_value)
     if zscores is not None:
-        return _from_zscores(as_result(result), zscores, method, a, b, missing)
+        return _from_zscores(as_result(result), zscores, method, a, b, fill_value)
     result, ref, keys = _split(result, reference)
     if method == "ecdf":
         return result.assign(value=_ecdf(result, ref, keys))
     factors = _factors(ref, keys)
     merged = result[keys].merge(factors, on=keys, how="left")
     if merged["mean"].isna().any():
-        lacking = merged.loc[merged["mean"].isna(), keys].drop_duplicates().head(3).to_dict("records")
-        raise PdevalError(f"{int(merged['mean'].isna().sum())} value(s) are on topics no reference run has, e.g. {lacking}")
+        _lacking(merged.loc[merged["mean"].isna(), keys])
     z = _apply_factors(result["value"].to_numpy(np.float64), merged["mean"].to_numpy(), merged["stddev"].to_numpy(),
-                       zero_variance, merged[keys], missing)
+                       zero_variance, merged[keys], fill_value)
     return result.assign(value=_transform(z, method, a, b))
 
 
@@ -269,10 +347,7 @@ def _transform(z: np.ndarray, method: str, a: float, b: float) -> np.ndarray:
     return z
 
 
-def _from_zscores(result: pd.DataFrame, zscores, method: str, a: float, b: float, missing: float) -> pd.DataFrame:
-    if method == "ecdf":
-        raise PdevalError("a z-score file holds means and deviations, not the reference values: method='ecdf' "
-                          "needs reference runs")
+def _from_zscores(result: pd.DataFrame, zscores, method: str, a: float, b: float, fill_value: float) -> pd.DataFrame:
     table = zscores if isinstance(zscores, pd.DataFrame) else read_zscores(zscores)
     table = table.drop_duplicates(["query_id", "measure"], keep="last")  # trec_eval finds one of them
     names = result["measure"].map(_trec_eval_names(result["measure"]))
@@ -281,8 +356,8 @@ def _from_zscores(result: pd.DataFrame, zscores, method: str, a: float, b: float
     absent = merged["mean"].isna().to_numpy()
     if absent.any():
         warn(f"{int(absent.sum())} value(s) have no mean and deviation in the z-score file (trec_eval prints "
-             f"-1000000 for them): they get {missing}", PdevalWarning)
+             f"-1000000 for them): they get {fill_value}", PdevalWarning)
     z = _apply_factors(result["value"].to_numpy(np.float64), merged["mean"].to_numpy(), merged["stddev"].to_numpy(),
-                       "trec_eval", merged, missing)
-    z = np.where(absent, missing, z)
-    return result.assign(value=np.where(z == missing, z, _transform(z, method, a, b)) if method != "z" else z)
+                       "trec_eval", merged, fill_value)
+    z = np.where(absent, fill_value, z)
+    return result.assign(value=np.where(z == fill_value, z, _transform(z, method, a, b)) if method != "z" else z)

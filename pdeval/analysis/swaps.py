@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.bundle import ResultBundle
-from pdeval.analysis.scores import CHUNK_ELEMENTS, pair_indices, score_matrices
-from pdeval.common.options import check_choice, check_int
-from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.analysis.bundle import ResultBundle, ResultFrame
+from pdeval.analysis.scores import CHUNK_ELEMENTS, RESULT_MEASURES, pair_indices, score_matrices
+from pdeval.common.contract import Choice, Integer, Real, Text, contract
+from pdeval.common.progress import PROGRESS, one_bar, progress_bar
 from pdeval.common.docs import shared_docs
-from pdeval.common.seeds import Seed, check_seed, generator
+from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.errors import PdevalError
+from pdeval.frames.domains import Frame
 
 __all__ = ["SwapRates", "swap_counts", "swap_rates"]
 
@@ -76,18 +76,10 @@ def swap_counts(
     """
     scores = np.asarray(scores, dtype=np.float64)
     m, n = scores.shape
-    check_seed(seed)
-    check_progress(progress)
-    c = check_int("c", c, 1)
-    bins = check_int("bins", bins, 1)
-    if not (isinstance(n_resamples, str) and n_resamples == "all"):
-        if isinstance(n_resamples, str):
-            raise PdevalError(f"n_resamples must be an integer >= 1 or 'all', not {n_resamples!r}")
-        check_int("n_resamples", n_resamples, 1)
-    if not isinstance(bin_width, numbers.Real) or not bin_width > 0:
-        raise PdevalError(f"bin_width must be a positive number, not {bin_width!r}")
-    if c < 1 or 2 * c > n:
-        raise PdevalError(f"topic set size c={c} needs 1 <= c and 2c <= number of topics ({n})")
+    # the options' domains are checked by swap_rates' contract; what depends on the data is checked here
+    if 2 * c > n:
+        raise PdevalError(f"swap_rates(): c={c} needs 2c <= the number of topics ({n}): two disjoint sets of c "
+                          f"topics; pass c <= {n // 2}")
     if m < 2:
         raise PdevalError("swap rates need at least two runs")
     n_pairs = m * (m - 1) // 2
@@ -147,6 +139,19 @@ class SwapRates(ResultBundle):
     summary: pd.DataFrame
 
 
+@contract(
+    result=Frame("result"),
+    c=Integer(1),
+    measures=RESULT_MEASURES,
+    n_resamples=Integer(1) | Choice("all"),
+    seed=SEED,
+    bin_width=Real(0, closed="neither"),
+    bins=Integer(1),
+    threshold=Real(0, 1),
+    rule=Choice("all", "first"),
+    progress=PROGRESS,
+    system=Text("a column name"),
+)
 @shared_docs
 @one_bar
 def swap_rates(
@@ -162,7 +167,7 @@ def swap_rates(
     rule: Literal["all", "first"] = "all",
     progress: Optional[bool] = None,
     system: str = "run",
-) -> SwapRates:
+) -> pd.DataFrame:
     """Swap rates and the difference required (Voorhees & Buckley 2002; MEASURES.md E9).
 
     For every unordered run pair and each of ``n_resamples`` random splits (trials) of the
@@ -183,39 +188,62 @@ def swap_rates(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with per-topic values, every run on every topic.
-    c
+    c : int, default 25
         The size of each of the two topic sets of a trial (``2c <= n`` topics).
-    measures
-        The measure(s) to analyse (a string or a list; default: all). Each (measure, variant)
-        group is a separate analysis with the same ``seed``.
-    n_resamples
+    measures : str or list of str, optional
+        The measure(s) to analyse (default: all). Each (measure, variant) group is a separate
+        analysis with the same ``seed``.
+    n_resamples : int or 'all', default 1000
         The number of random trials, or ``"all"`` to enumerate every ordered pair of disjoint
         c-subsets (small examples).
     {seed}
-    bin_width, bins
-        The width of the bins of ``|d1|`` and their number (the last one is open).
-    threshold, rule
-        The swap rate a bin may have and how the difference required is found (above).
+    bin_width : float, default 0.01
+        The width of the bins of ``|d1|``.
+    bins : int, default 21
+        The number of bins (the last one is open).
+    threshold : float, default 0.05
+        The swap rate a bin may have.
+    rule : {'all', 'first'}, default 'all'
+        How the difference required is found (above).
     {progress}
     {system}
 
     Returns
     -------
-    SwapRates
-        ``bins`` and ``summary`` frames (see :class:`SwapRates`).
+    DataFrame
+        The summary, one row per (measure, variant): ``swaps``, ``count``, ``rate``
+        (overall), ``diff_required`` (NaN if no bin qualifies), ``diff_required_pct``,
+        ``best_mean``, ``sd_means``, ``n_runs``, ``n_pairs``, ``n_topics``, ``c``,
+        ``n_resamples`` (trials), ``rule``, ``threshold``. Its attribute ``.bins`` is the
+        frame of the bins: ``bin``, ``lower``, ``upper``, ``swaps``, ``count``, ``rate``
+        (see :class:`SwapRates`); ``.summary`` is the summary as a plain frame.
 
     Raises
     ------
     PdevalError
-        A bad option value (``c``, ``n_resamples``, ``bins``, ``seed``, ...).
+        An option outside its domain, ``2c`` more than the topics, fewer than two runs.
     SchemaError
         A missing measure, or a run without a value on some topic.
+
+    See Also
+    --------
+    discriminative_power : The share of run pairs a bootstrap test tells apart.
+    compare : Paired significance tests between runs.
+
+    Examples
+    --------
+    >>> clef = pdeval.datasets.load("clef2018")
+    >>> result = pdeval.evaluate(clef.runs, clef.qrels, ["AP", "P@10"])
+    >>> swaps = pdeval.swap_rates(result, c=6, n_resamples=100, progress=False)
+    >>> swaps.sort_values("rate")[["measure", "rate", "diff_required"]].round(3)
+      measure   rate  diff_required
+    0      AP  0.138           0.05
+    1    P@10  0.214            NaN
+    >>> list(swaps.bins.columns)
+    ['measure', 'bin', 'lower', 'upper', 'swaps', 'count', 'rate']
     """
-    check_choice("rule", rule, ("all", "first"))
-    if bin_width <= 0 or bins < 1:
-        raise PdevalError("bin_width must be > 0 and bins >= 1")
     bin_rows, summary_rows = [], []
     variant_names: list[str] = []
     for group in score_matrices(result, measures, system=system):
@@ -276,5 +304,5 @@ def swap_rates(
             "threshold",
         ],
     )
-    return SwapRates(bins_frame, summary)
+    return ResultFrame.of(SwapRates(bins_frame, summary))
 

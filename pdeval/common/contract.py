@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from pdeval.common.domains import (  # noqa: F401  (the domains are declared through this module)
-    ALIEN, Anything, Boolean, Callable_, Choice, Domain, FilePath, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real,
+    ALIEN, Anything, Boolean, Callable_, Choice, Domain, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real,
     Refused, Text, same,
 )
 from pdeval.errors import PdevalError
 
 __all__ = [
-    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Contract", "Domain", "FilePath", "Instance", "Integer", "ListOf",
+    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Contract", "Domain", "Instance", "Integer", "ListOf",
     "MappingOf", "Nullable", "OneOf", "Real", "Refused", "Text", "contract", "contract_of", "fail",
 ]
 
@@ -117,8 +117,8 @@ def contract(
         other than its default under another mode is refused (``estimate``'s ``strata=`` is
         for ``method='ppi'`` only).
     renamed
-        Old parameter name -> its new name: a call with the old keyword fails naming the new
-        one (``exclude_runs(max_docs=)`` -> ``depth=``).
+        Old keyword -> its new name: a call with the old keyword fails naming the new one
+        (with the new parameter's remedy), however far apart the two names are spelt.
 
     The decorated function keeps its name, docstring and signature (that of the function it
     wraps, engine options included); ``contract_of(f)`` returns its :class:`Contract`.
@@ -142,10 +142,16 @@ def contract(
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
+            old = next((name for name in kwargs if name in (renamed or {}) and name not in names), None)
+            if old is not None:
+                new = renamed[old]
+                note = (remedies or {}).get(new, "")
+                raise PdevalError(f"{function.__name__}(): the parameter {old!r} is now called {new!r}"
+                                  + (f" ({note})." if note else "."))
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
-                raise PdevalError(f"{function.__name__}(): {_unbound(exc, signature, kwargs, renamed)}") from None
+                raise PdevalError(f"{function.__name__}(): {_unbound(exc, signature, kwargs)}") from None
             arguments = spec.check(bound.arguments)
             bound.arguments.update(arguments)
             return function(*bound.args, **bound.kwargs)
@@ -157,18 +163,14 @@ def contract(
     return decorate
 
 
-def _unbound(exc: TypeError, signature: inspect.Signature, kwargs: Mapping[str, Any],
-             renamed: Optional[Mapping[str, str]] = None) -> str:
-    """Python's binding error, with the new name of a renamed keyword or the closest
-    parameter named for an unknown one."""
+def _unbound(exc: TypeError, signature: inspect.Signature, kwargs: Mapping[str, Any]) -> str:
+    """Python's binding error, with the closest parameter named for an unknown keyword."""
     unknown = [name for name in kwargs if name not in signature.parameters]
     if not unknown:
         keyword = [p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
         if "positional" in str(exc) and keyword:
             return f"{exc}; {', '.join(keyword[:4])}{', ...' if len(keyword) > 4 else ''} are given by keyword ({keyword[0]}=...)"
         return str(exc)
-    if unknown[0] in (renamed or {}):
-        return f"unknown parameter {unknown[0]!r}; it is now called {renamed[unknown[0]]!r}"
     close = difflib.get_close_matches(unknown[0], list(signature.parameters), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"the parameters are {list(signature.parameters)}"
     return f"unknown parameter {unknown[0]!r}; {hint}"

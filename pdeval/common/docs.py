@@ -14,9 +14,9 @@ F = TypeVar("F", bound=Callable)
 
 #: the numpydoc entry of each shared parameter
 PARAMETERS = {
-    "seed": "seed\n    An integer, None (fresh entropy) or a ``numpy.random.Generator``; one seed, one result.",
-    "progress": "progress\n    A progress bar: True, False, or None (only for long work on a terminal or notebook).",
-    "system": "system\n    The column naming the systems.",
+    "seed": "seed : int, numpy.random.Generator or None, default 0\n    An integer, None (fresh entropy) or a ``numpy.random.Generator``; one seed, one result.",
+    "progress": "progress : bool or None, default None\n    A progress bar: True, False, or None (only for long work on a terminal or notebook).",
+    "system": "system : str, default 'run'\n    The column naming the systems.",
 }
 
 

@@ -343,13 +343,16 @@ class OneOf(Domain):
         return " or ".join(d.text for d in self.domains)
 
     def convert(self, value: Any) -> Any:
-        reasons = []
+        reasons, error = [], PdevalError
         for domain in self.domains:
             try:
                 return domain.convert(value)
             except Refused as refused:
                 reasons.append(refused.reason)
-        raise Refused(next((r for r in reasons if r), ""))
+            except PdevalError as exc:  # a domain's precise error (a frame's columns): one refusal among others
+                reasons.append(str(exc))
+                error = type(exc) if error is PdevalError else error
+        raise Refused(next((r for r in reasons if r), ""), error)
 
     def outside(self) -> list:
         candidates = [v for d in self.domains for v in d.outside()]

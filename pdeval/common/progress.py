@@ -12,6 +12,12 @@ widget bar; everywhere else -- a terminal, or a notebook without ipywidgets -- t
 bar, which notebooks draw in place as well. ``tqdm.auto`` is not used: without ipywidgets it
 warns ``TqdmWarning: IProgress not found`` on every first use.
 
+**A finished bar shows 100 %.** tqdm redraws at most every ``mininterval`` seconds, so after
+a sub-second task its last drawing may be "83% 5/6", and a notebook keeps that drawing (a
+widget closed below its total even turns red). A bar whose loops finished is therefore set to
+its total and drawn once more before it is closed (:func:`finish`); a bar interrupted by an
+error is closed as it stands.
+
 **One bar per task.** A public function that runs several long loops (one per measure, say)
 is decorated with :func:`one_bar`: the loops inside one call then advance a single bar (its
 total grows as loops start) instead of drawing one bar each.
@@ -22,20 +28,25 @@ from __future__ import annotations
 import contextvars
 import functools
 import sys
+import time
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
+from pdeval.common.domains import Boolean, Nullable
 from pdeval.errors import PdevalError
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["DELAY", "Progress", "bar_class", "check_progress", "in_notebook", "interactive", "one_bar",
-           "progress_bar", "tqdm_options"]
+__all__ = ["DELAY", "PROGRESS", "Progress", "bar_class", "check_progress", "finish", "in_notebook", "interactive",
+           "one_bar", "progress_bar", "tqdm_options"]
 
 #: ``progress=None`` draws a bar only once the work has lasted this many seconds
 DELAY = 2.0
 
 Progress = Optional[bool]
+
+#: the domain of every ``progress=`` option (:mod:`pdeval.common.contract`)
+PROGRESS = Nullable(Boolean())
 
 
 def check_progress(progress: object) -> Progress:
@@ -100,9 +111,19 @@ class _Task:
             self.bar.refresh()
         return self.bar
 
-    def close(self) -> None:
+    def close(self, finished: bool) -> None:
         if self.bar is not None:
-            self.bar.close()
+            finish(self.bar) if finished else self.bar.close()
+
+
+def finish(bar: Any) -> None:
+    """Close ``bar`` at 100 %: its count set to its total and, if it has been drawn (its delay
+    has passed), drawn once more, so that no stale "83% 5/6" stays on screen."""
+    if bar.total is not None and bar.n < bar.total:
+        bar.n = bar.total
+    if not bar.disable and time.time() - bar.start_t >= bar.delay:
+        bar.refresh()
+    bar.close()
 
 
 _TASK: contextvars.ContextVar[Optional[_Task]] = contextvars.ContextVar("pdeval_progress_task", default=None)
@@ -112,6 +133,16 @@ def _advance(iterable: Iterable[T], bar: Any) -> Iterator[T]:
     for item in iterable:
         yield item
         bar.update(1)
+
+
+def _own(iterable: Iterable[T], bar: Any) -> Iterator[T]:
+    """``iterable`` advancing its own ``bar``, finished at 100 % when the loop ends."""
+    try:
+        yield from _advance(iterable, bar)
+    except BaseException:
+        bar.close()
+        raise
+    finish(bar)
 
 
 def progress_bar(iterable: Iterable[T], *, enabled: Progress, total: int, desc: str) -> Iterable[T]:
@@ -127,7 +158,7 @@ def progress_bar(iterable: Iterable[T], *, enabled: Progress, total: int, desc: 
     task = _TASK.get()
     if task is not None:
         return _advance(iterable, task.add(total, desc, options))
-    return bar_class()(iterable, total=total, desc=desc, leave=False, **options)
+    return _own(iterable, bar_class()(total=total, desc=desc, leave=False, **options))
 
 
 def one_bar(function: F) -> F:
@@ -143,10 +174,13 @@ def one_bar(function: F) -> F:
             return function(*args, **kwargs)
         task = _Task()
         token = _TASK.set(task)
+        finished = False
         try:
-            return function(*args, **kwargs)
+            out = function(*args, **kwargs)
+            finished = True
+            return out
         finally:
             _TASK.reset(token)
-            task.close()
+            task.close(finished)
 
     return call  # type: ignore[return-value]

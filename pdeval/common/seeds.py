@@ -13,12 +13,16 @@ from typing import Union
 
 import numpy as np
 
+from pdeval.common.domains import Instance, Integer, Nullable
 from pdeval.common.options import is_int
 from pdeval.errors import PdevalError
 
-__all__ = ["Seed", "base_seed", "check_seed", "generator"]
+__all__ = ["SEED", "Seed", "base_seed", "check_seed", "generator"]
 
 Seed = Union[None, int, np.integer, np.random.Generator]
+
+#: the domain of every ``seed=`` option (:mod:`pdeval.common.contract`)
+SEED = Nullable(Integer(0) | Instance((np.random.Generator,), "a numpy.random.Generator", np.random.default_rng(0)))
 
 
 def check_seed(seed: object) -> Seed:

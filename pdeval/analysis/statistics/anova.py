@@ -47,9 +47,11 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError, PdevalWarning, warn
-from pdeval.common.options import check_choice, check_share
-from pdeval.analysis.bundle import ResultBundle
-from pdeval.analysis.scores import score_matrices
+from pdeval.common.contract import Boolean, Choice, Real, Text, contract
+from pdeval.common.options import check_choice
+from pdeval.analysis.bundle import ResultBundle, ResultFrame
+from pdeval.analysis.scores import RESULT_MEASURES, score_matrices
+from pdeval.frames.domains import Frame
 
 __all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova", "noncentrality_interval"]
 
@@ -218,6 +220,14 @@ class Anova(ResultBundle):
     _summary = "table"
 
 
+@contract(
+    result=Frame("result"),
+    measures=RESULT_MEASURES,
+    two_way=Boolean(),
+    alpha=Real(0, 1, closed="neither"),
+    es_interval=Choice(*ES_INTERVALS),
+    system=Text("a column name"),
+)
 def anova(
     result: pd.DataFrame,
     *,
@@ -226,12 +236,13 @@ def anova(
     alpha: float = 0.05,
     es_interval: Literal["tukey", "noncentral"] = "tukey",
     system: str = "run",
-) -> Anova:
+) -> pd.DataFrame:
     """Two-way ANOVA without replication (system x topic), or one-way, per measure and variant.
 
     Each (measure, variant) group of the tidy ``result`` (every run on every topic, see
     :func:`pdeval.analysis.scores.score_matrices`) is one analysis; see the module docstring
-    for the formulas. The table equals ``statsmodels``' ``anova_lm(ols("value ~ C(run) +
+    for the formulas (two-way: ``SS_T = SS_A + SS_B + SS_E``, ``V_E = SS_E / ((m-1)(n-1))``,
+    ``F = V_A / V_E``). The table equals ``statsmodels``' ``anova_lm(ols("value ~ C(run) +
     C(query_id)"))`` (type I; the design is balanced, so types I-III agree). Sakai's ES_E2
     effect sizes with ``1 - alpha`` intervals come for every run pair: Tukey's simultaneous
     ones (``es_interval="tukey"``) or each pair's exact noncentral-t interval with ``sigma``
@@ -240,33 +251,55 @@ def anova(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with per-topic values, every run on every topic.
-    measures
-        The measure(s) whose ANOVA is computed (a string or a list; default: all).
-    two_way
+    measures : str or list of str, optional
+        The measure(s) whose ANOVA is computed (default: all of ``result``).
+    two_way : bool, default True
         Two-way ANOVA without replication (system x topic) or one-way (system).
-    alpha
+    alpha : float, default 0.05
         One minus the level of the effect-size intervals.
-    es_interval
-        ``"tukey"`` (simultaneous) or ``"noncentral"`` (per pair) intervals of ES_E2.
-    system
+    es_interval : {'tukey', 'noncentral'}, default 'tukey'
+        Simultaneous (Tukey) or per-pair (noncentral t) intervals of ES_E2.
+    system : str, default 'run'
         The column naming the systems.
 
     Returns
     -------
-    Anova
-        ``table``, ``summary`` and ``effect_sizes`` frames (see :class:`Anova`).
+    DataFrame
+        The ANOVA table, one row per (measure, variant, source): ``source`` (``system``,
+        ``topic``, ``residual``), ``df``, ``sum_sq``, ``mean_sq``, ``F``, ``p_value``. Its
+        attributes ``.summary`` (per (measure, variant): ``n_runs``, ``n_topics``,
+        ``residual_variance`` V_E, ``df_residual``, ``two_way``) and ``.effect_sizes`` (per
+        run pair: ``run_a``, ``run_b``, ``diff``, ``es_e2``, ``ci_low``, ``ci_high``,
+        ``es_interval``) are frames too (see :class:`Anova`).
 
     Raises
     ------
     PdevalError
-        A bad option value, or no group to analyse.
+        An option outside its domain, or no group to analyse.
     SchemaError
         A missing measure, or a run without a value on some topic.
+
+    See Also
+    --------
+    tukey_hsd : Which pairs of runs differ, with the same residual variance.
+    topic_set_size : Topics needed for a given power, from the residual variance.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": np.repeat(["a", "b", "c"], 4), "query_id": list("1234") * 3,
+    ...                        "measure": "AP", "value": [.2, .4, .3, .5, .3, .6, .3, .6, .5, .7, .6, .9]})
+    >>> table = pdeval.anova(result)
+    >>> table[["source", "df", "F"]].round(2)
+         source  df      F
+    0    system   2  36.27
+    1     topic   3  22.82
+    2  residual   6    NaN
+    >>> table.summary[["n_runs", "n_topics", "residual_variance"]].round(4)
+       n_runs  n_topics  residual_variance
+    0       3         4             0.0031
     """
-    check_share("alpha", alpha)
-    check_choice("es_interval", es_interval, ES_INTERVALS)
     tables, summaries, effects = [], [], []
     for group in score_matrices(result, measures, system=system):
         fit = fit_anova(group.scores, two_way=two_way)
@@ -287,6 +320,6 @@ def anova(
         effects.append(es.assign(**keys)[[*keys, *es.columns]])
     if not tables:
         raise PdevalError("the result frame holds no (measure, variant) group to analyse")
-    return Anova(
+    return ResultFrame.of(Anova(
         pd.concat(tables, ignore_index=True), pd.DataFrame(summaries), pd.concat(effects, ignore_index=True)
-    )
+    ))

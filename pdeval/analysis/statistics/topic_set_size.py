@@ -78,8 +78,9 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError
-from pdeval.common.options import check_choice
-from pdeval.analysis.scores import score_matrices
+from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
+from pdeval.analysis.scores import RESULT_MEASURES, score_matrices
+from pdeval.frames.domains import Frame
 from pdeval.analysis.statistics.anova import fit_anova
 
 __all__ = ["topic_set_size", "required_topics"]
@@ -140,12 +141,9 @@ def required_topics(
     Candidates are evaluated as one vectorised array, in windows that double in size up
     to ``max_topics`` (a :class:`~pdeval.errors.PdevalError` if none suffices).
     """
-    check_choice("design", design, ("t", "anova", "ci"))
-    check_choice("method", method, ("exact", "sakai2016"))
     if not (variance > 0 and math.isfinite(variance)):
-        raise PdevalError(f"the variance must be a positive number, got {variance!r}")
-    if not 0 < alpha < 1:
-        raise PdevalError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise PdevalError(f"the variance must be a positive number, got {variance!r}: the scores do not vary "
+                          "(a result frame whose runs score alike on every topic needs no topics to tell apart)")
     if design == "ci":
         if ci_width is None or not ci_width > 0:
             raise PdevalError("design='ci' needs ci_width > 0 (the largest acceptable interval width)")
@@ -153,8 +151,6 @@ def required_topics(
     else:
         if min_delta is None or not min_delta > 0:
             raise PdevalError(f"design={design!r} needs min_delta > 0 (the smallest difference to detect)")
-        if not 0 < beta < 1:
-            raise PdevalError(f"beta must lie in (0, 1), got {beta!r}")
         target = float(min_delta)
         m = 2 if design == "t" else int(n_systems or 0)
         if m < 2:
@@ -171,6 +167,26 @@ def required_topics(
     raise PdevalError(f"more than max_topics={max_topics} topics would be needed; relax the requirement")
 
 
+@contract(
+    result=Real(0, closed="neither") | Frame("result"),
+    measures=RESULT_MEASURES,
+    design=Choice("t", "anova", "ci"),
+    alpha=Real(0, 1, closed="neither"),
+    beta=Real(0, 1, closed="neither"),
+    min_delta=Nullable(ListOf(Real(0, closed="neither"))),
+    ci_width=Nullable(ListOf(Real(0, closed="neither"))),
+    n_systems=Nullable(Integer(2)),
+    method=Choice("exact", "sakai2016"),
+    two_way=Boolean(),
+    system=Text("a column name"),
+    modes={
+        "beta": ("design", ("t", "anova")),
+        "min_delta": ("design", ("t", "anova")),
+        "ci_width": ("design", ("ci",)),
+        "n_systems": ("design", ("anova",)),
+    },
+    remedies={"result": "the variance of single scores, or a result frame to estimate it from"},
+)
 def topic_set_size(
     result: Union[float, pd.DataFrame],
     *,
@@ -193,36 +209,39 @@ def topic_set_size(
     pooled within-system variance; module docstring), and ``n_systems`` (``design="anova"``)
     defaults to its number of runs. ``min_delta`` (``t``, ``anova``) or ``ci_width`` (``ci``) may be a list:
     one row each. ``method="exact"`` computes powers with the noncentral t and F
-    distributions, ``method="sakai2016"`` with the normal approximations of Sakai's Excel
-    tools (Sakai 2016). Formulas: module docstring.
+    distributions (t: power ``= P(|t'(n-1, sqrt(n) delta / sqrt(2 sigma^2))| > t_{alpha/2})``),
+    ``method="sakai2016"`` with the normal approximations of Sakai's Excel tools (Sakai 2016,
+    "Topic set size design", Information Retrieval Journal 19(3)). Formulas: module docstring.
 
     Parameters
     ----------
-    result
+    result : float or DataFrame
         A result frame with per-topic values (every run on every topic), or the variance
-        ``sigma^2`` of single scores as a number.
-    measures
-        The measure(s) of a result frame (a string or a list; default: all).
-    design
-        ``"t"``, ``"anova"`` or ``"ci"`` (module docstring).
-    alpha, beta
-        The significance level and one minus the power (``beta`` unused by ``"ci"``).
-    min_delta
-        The mean difference to detect (``"t"``, ``"anova"``); a number or a list.
-    ci_width
-        The largest expected interval width (``"ci"``); a number or a list.
-    n_systems
-        The number of systems of ``"anova"`` (default: the runs of ``result``).
-    method
-        ``"exact"`` (noncentral t and F) or ``"sakai2016"`` (Nagata's approximations).
-    two_way
-        The ANOVA whose residual variance estimates ``sigma^2``.
-    system
+        ``sigma^2`` of single scores as a positive number.
+    measures : str or list of str, optional
+        The measure(s) of a result frame (default: all).
+    design : {'t', 'anova', 'ci'}, default 't'
+        A paired t-test, a one-way ANOVA, or a confidence interval's width (module docstring).
+    alpha : float, default 0.05
+        The significance level.
+    beta : float, default 0.2
+        One minus the power (``'t'`` and ``'anova'`` only).
+    min_delta : float or list of float, optional
+        The mean difference to detect (``'t'``, ``'anova'``; required there).
+    ci_width : float or list of float, optional
+        The largest expected interval width (``'ci'``; required there).
+    n_systems : int, optional
+        The number of systems of ``'anova'`` (default: the runs of ``result``).
+    method : {'exact', 'sakai2016'}, default 'exact'
+        Noncentral t and F, or Nagata's approximations as Sakai's tools.
+    two_way : bool, default True
+        The ANOVA whose residual variance estimates ``sigma^2`` (a result frame only).
+    system : str, default 'run'
         The column naming the systems.
 
     Returns
     -------
-    pandas.DataFrame
+    DataFrame
         Columns (``measure``, variant keys when ``result`` is a frame), ``variance``,
         ``design``, ``method``, ``alpha``, ``beta`` (NaN for ``ci``), ``min_delta`` or
         ``ci_width``, ``n_systems`` (``anova``), ``n_topics``, and ``power`` or
@@ -231,10 +250,23 @@ def topic_set_size(
     Raises
     ------
     PdevalError
-        A bad option value, or a requirement no topic set size meets.
+        An option outside its domain, a design without its target, or a requirement no
+        topic set size meets.
+
+    See Also
+    --------
+    anova : The residual variance of a result frame.
+    discriminative_power : How many run pairs a measure tells apart on the topics at hand.
+
+    Examples
+    --------
+    >>> pdeval.topic_set_size(0.05, min_delta=[0.05, 0.1])[["min_delta", "n_topics", "power"]].round(3)
+       min_delta  n_topics  power
+    0       0.05       316  0.800
+    1       0.10        81  0.803
     """
     targets = ci_width if design == "ci" else min_delta
-    targets = [targets] if targets is None or np.isscalar(targets) else list(targets)
+    targets = [None] if targets is None else targets
     name = "ci_width" if design == "ci" else "min_delta"
     if isinstance(result, pd.DataFrame):
         groups = [

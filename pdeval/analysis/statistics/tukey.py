@@ -27,7 +27,7 @@ The null distribution is estimated from the observed scores, real system differe
 included, so with many clearly different systems the randomised test is more conservative
 than the parametric one; under the null hypothesis with normal errors the two agree.
 
-With ``baselines`` the family is only the comparisons with the baselines, and both tests
+With ``baseline`` the family is only the comparisons with the baselines, and both tests
 take the largest difference of that family instead of the range of all m means, which
 keeps the family-wise error at ``alpha`` and is less conservative: the randomised test
 records ``R_b = max_{s in baselines} max_i |x*i. - x*s.|``; the parametric test is
@@ -50,12 +50,13 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError
-from pdeval.common.options import check_choice
-from pdeval.common.options import check_int, check_share
-from pdeval.common.progress import check_progress, one_bar, progress_bar
+from pdeval.common.contract import Boolean, Choice, Integer, Real, Text, contract
+from pdeval.common.options import check_int
+from pdeval.common.progress import PROGRESS, one_bar, progress_bar
 from pdeval.common.docs import shared_docs
-from pdeval.common.seeds import Seed, check_seed, generator
-from pdeval.analysis.scores import CHUNK_ELEMENTS, ZERO, baseline_pairs, score_matrices
+from pdeval.common.seeds import SEED, Seed, generator
+from pdeval.analysis.scores import BASELINE, CHUNK_ELEMENTS, RESULT_MEASURES, ZERO, baseline_pairs, score_matrices
+from pdeval.frames.domains import Frame
 from pdeval.analysis.statistics.anova import fit_anova
 from pdeval.analysis.statistics.dunnett import Dunnett
 from pdeval.analysis.statistics.studentized_range import studentized_range_sf
@@ -97,6 +98,20 @@ def randomised_ranges(
     return out
 
 
+@contract(
+    result=Frame("result"),
+    measures=RESULT_MEASURES,
+    method=Choice("randomised", "parametric"),
+    n_resamples=Integer(1),
+    seed=SEED,
+    alpha=Real(0, 1, closed="neither"),
+    baseline=BASELINE,
+    two_way=Boolean(),
+    progress=PROGRESS,
+    system=Text("a column name"),
+    modes={"n_resamples": ("method", ("randomised",)), "seed": ("method", ("randomised",))},
+    renamed={"baselines": "baseline"},
+)
 @shared_docs
 @one_bar
 def tukey_hsd(
@@ -107,43 +122,47 @@ def tukey_hsd(
     n_resamples: int = 5000,
     seed: Seed = 0,
     alpha: float = 0.05,
-    baselines: Union[None, str, Sequence[str]] = None,
+    baseline: Union[None, str, Sequence[str]] = None,
     two_way: bool = True,
     progress: Optional[bool] = None,
     system: str = "run",
 ) -> pd.DataFrame:
-    """Tukey's HSD between all run pairs (or ``baselines`` against the rest), topics paired.
+    """Tukey's HSD between all run pairs (or ``baseline`` against the rest), topics paired.
 
     See the module docstring for both methods (Tukey 1953; Carterette, TOIS 2012, "Multiple
     testing in statistical analysis of systems-based information retrieval experiments";
     Sakai 2018, *Laboratory Experiments in Information Retrieval*, sec. 4.4-4.5; Dunnett
-    1955 with ``baselines``). Each (measure, variant) group of ``result`` is one family.
+    1955 with ``baseline``). Each (measure, variant) group of ``result`` is one family.
+    Parametric: ``q_ij = |xi. - xj.| / sqrt(V_E / n)``, ``p_ij = P(Q(m, phi_E) >= q_ij)``;
+    randomised: ``p_ij = #{b : R_b >= |xi. - xj.|} / B`` with ``R_b`` the range of the
+    system means after permuting every topic's scores across systems.
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with per-topic values, every run on every topic.
-    measures
-        The measure(s) whose runs are compared (a string or a list; default: all).
-    method
-        ``"randomised"`` (permutations within topics) or ``"parametric"`` (the studentised
-        range distribution with the ANOVA residual variance).
-    n_resamples
-        B, the permutations of the randomised test (ignored by the parametric one).
+    measures : str or list of str, optional
+        The measure(s) whose runs are compared (default: all of ``result``).
+    method : {'randomised', 'parametric'}, default 'randomised'
+        Permutations within topics, or the studentised range distribution with the ANOVA
+        residual variance.
+    n_resamples : int, default 5000
+        B, the permutations of the randomised test (``method='randomised'`` only).
     {seed}
-    alpha
-        The family-wise error rate.
-    baselines
+    alpha : float, default 0.05
+        The family-wise error rate; the intervals are simultaneous at ``1 - alpha``.
+    baseline : str or list of str, optional
         A run or several: the family is their comparisons with every other run.
-    two_way
-        The ANOVA residual of the parametric test: two-way without replication (Sakai's
-        recommendation) or one-way; the randomised test always keeps topics paired.
-    {system}
+    two_way : bool, default True
+        The ANOVA residual ``V_E`` of ``q``, ``es_e2`` and the parametric test: two-way
+        without replication (Sakai's recommendation) or one-way; the randomised test always
+        keeps topics paired.
     {progress}
+    {system}
 
     Returns
     -------
-    pandas.DataFrame
+    DataFrame
         One row per pair: ``measure``, variant keys, ``run_a``, ``run_b`` (or ``run``,
         ``baseline``), ``n_topics``, ``mean_a``, ``mean_b``, ``diff`` (mean_a - mean_b),
         ``q`` (``|diff| / sqrt(V_E/n)``), ``es_e2`` (``diff / sqrt(V_E)``, Sakai's effect
@@ -154,29 +173,44 @@ def tukey_hsd(
     Raises
     ------
     PdevalError
-        A bad option value, or no group to analyse.
+        An option outside its domain (the old ``baselines=`` names ``baseline``), or no
+        group to analyse.
     SchemaError
         A missing measure or baseline, or a run without a value on some topic.
+
+    See Also
+    --------
+    compare : Paired tests of run pairs with a multiple-comparison correction.
+    anova : The ANOVA whose residual variance the parametric test uses.
+    topic_set_size : How many topics a test of a given power needs.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": np.repeat(["a", "b", "c"], 5),
+    ...                        "query_id": list("12345") * 3, "measure": "AP",
+    ...                        "value": [.2, .3, .4, .5, .6, .25, .45, .45, .65, .7, .6, .75, .8, .85, 1.]})
+    >>> tukey = pdeval.tukey_hsd(result, method="parametric")
+    >>> tukey[["run_a", "run_b", "diff", "significant"]].round(2)
+      run_a run_b  diff  significant
+    0     a     b  -0.1         True
+    1     a     c  -0.4         True
+    2     b     c  -0.3         True
     """
     from scipy.stats import studentized_range
 
-    check_choice("method", method, ("randomised", "parametric"))
-    check_share("alpha", alpha)
-    B = check_int("n_resamples", n_resamples, 1)
-    check_seed(seed)
-    check_progress(progress)
+    B = n_resamples
     frames = []
     for group in score_matrices(result, measures, system=system):
         runs, scores = group.runs, group.scores
         where = f"measure {group.measure!r} {group.variant}"
         fit = fit_anova(scores, two_way=two_way)
         m, n = scores.shape
-        if baselines is None:
+        if baseline is None:
             ii, jj = np.triu_indices(m, k=1)
             pair_columns = {"run_a": [runs[i] for i in ii], "run_b": [runs[j] for j in jj]}
             family = None
         else:
-            ii, jj = baseline_pairs(runs, baselines, where)
+            ii, jj = baseline_pairs(runs, baseline, where)
             pair_columns = {"run": [runs[i] for i in ii], "baseline": [runs[j] for j in jj]}
             family = np.unique(jj)
         means = fit.means
