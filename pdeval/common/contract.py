@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from pdeval.common.domains import (  # noqa: F401  (the domains are declared through this module)
-    ALIEN, Anything, Boolean, Callable_, Choice, Domain, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real,
+    ALIEN, Anything, Boolean, Callable_, Choice, Domain, FilePath, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real,
     Refused, Text, same,
 )
 from pdeval.errors import PdevalError
 
 __all__ = [
-    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Contract", "Domain", "Instance", "Integer", "ListOf",
+    "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Contract", "Domain", "FilePath", "Instance", "Integer", "ListOf",
     "MappingOf", "Nullable", "OneOf", "Real", "Refused", "Text", "contract", "contract_of", "fail",
 ]
 
