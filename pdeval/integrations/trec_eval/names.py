@@ -170,8 +170,8 @@ class Selection:
 def _cut_longs(name: str, params: str, spec: str) -> tuple:
     values = set()
     for part in params.split(","):
-        found = _LEADING_INT.match(part)
-        if not found or found.group(0).strip() != part.strip():
+        found = _LEADING_INT.match(part)  # trec_eval reads each with atol: 23.4 is 23
+        if not found or not re.fullmatch(r"(\.\d*)?\s*", part[found.end():]):
             raise MeasureError(
                 f"-m {spec}: trec_eval's {name} takes a comma-separated list of integer cut-offs, e.g. {name}.5,10,20"
             )
