@@ -260,6 +260,8 @@ def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
 
     options = dict(complete=args.complete, depth=args.depth,
                    score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
+    if trec_options.GROUP in qrels.columns:  # -R qrels_jg
+        return trec_options.evaluate_groups(args, qrels, measures, options), None
     one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
     run = None if one_at_a_time else read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
@@ -282,6 +284,7 @@ def _eval(args: argparse.Namespace) -> int:
     _check_file_names(args)
     trec_options.check_formats(args)
     measures, names, order, selection, relstring = _selection(args)
+    trec_options.check_measures(args, selection)
     command = selection.command
     qrels = trec_options.only_topic(trec_options.read_rel_info(args, read_qrels), trec_options.debug_topic(args))
     num_rel = _complete_num_rel(args, measures)

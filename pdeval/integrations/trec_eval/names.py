@@ -24,11 +24,10 @@ from pdeval.errors import MeasureError
 from pdeval.measures import Measure, parse
 
 __all__ = [
-    "COMMAND", "DEFAULT_CUTOFFS", "FAMILIES", "NICKNAMES", "ORDER", "REFUSED", "Family", "Item", "Selection",
+    "COMMAND", "DEFAULT_CUTOFFS", "FAMILIES", "JUDGMENT_GROUP_FAMILIES", "NICKNAMES", "ORDER", "REFUSED", "Family", "Item", "Selection",
     "order_key", "pdeval_name", "select",
 ]
 
-_JG = "needs judgment groups (trec_eval -R qrels_jg), an input format pdeval does not read"
 _PREFS = "needs preference judgments (trec_eval -R prefs or qrels_prefs), an input format pdeval does not read"
 _PREF_NAMES = (
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
@@ -37,7 +36,10 @@ _PREF_NAMES = (
 )
 
 #: trec_eval measures pdeval refuses, with the reason
-REFUSED = {**{name: _PREFS for name in _PREF_NAMES}, "map_avgjg": _JG, "P_avgjg": _JG, "Rprec_mult_avgjg": _JG}
+REFUSED = {name: _PREFS for name in _PREF_NAMES}
+
+#: trec_eval's judgment-group measures (-R qrels_jg): the measure averaged over the groups of a topic
+JUDGMENT_GROUP_FAMILIES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,9 @@ FAMILIES = {f.name: f for f in (
     Family("set_F", "params", "SetF(beta={0!r})", (1.0,)),
     Family("num_nonrel_judged_ret", "plain", "NumNonrelJudgedRet"),
     *(Family(name, "refused") for name in _PREF_NAMES),
-    Family("map_avgjg", "refused"),
-    Family("P_avgjg", "refused"),
-    Family("Rprec_mult_avgjg", "refused"),
+    Family("map_avgjg", "plain", "AP"),
+    Family("P_avgjg", "cut", "P@{k}", DEFAULT_CUTOFFS),
+    Family("Rprec_mult_avgjg", "cut_double", "RprecMult(m={k!r})", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     Family("yaap", "plain", "YAAP"),
     Family("rbp", "pairs", "RBPtrec"),
     Family("rbp_resid", "pairs", "RBPresid"),

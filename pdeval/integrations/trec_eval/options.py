@@ -30,7 +30,9 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 
-__all__ = ["MISSING_ZSCORE", "REL_INFO_FORMATS", "add_options", "check_formats", "debug_topic", "nosummary",
+from pdeval.integrations.trec_eval.judgment_groups import GROUP
+
+__all__ = ["GROUP", "MISSING_ZSCORE", "REL_INFO_FORMATS", "add_options", "check_formats", "debug_topic", "nosummary",
            "zscore_values"]
 
 _KEY = "trec_eval name: "
@@ -153,3 +155,26 @@ def read_rel_info(args: argparse.Namespace, read_qrels):
 
         return read_qrels_jg(args.qrels)
     return read_qrels(args.qrels, duplicates=args.duplicates)
+
+
+def check_measures(args: argparse.Namespace, selection) -> None:
+    """The judgment-group measures go with ``-R qrels_jg`` and only they, as in trec_eval."""
+    from pdeval.integrations.trec_eval.names import JUDGMENT_GROUP_FAMILIES
+
+    groups = args.rel_info_format == "qrels_jg"
+    for item in selection.items:
+        if (item.family in JUDGMENT_GROUP_FAMILIES) != groups:
+            need = "-R qrels_jg (judgment groups)" if not groups else "-R qrels (one judgment set)"
+            other = "" if not groups else "; with -R qrels_jg: -m qrels_jg, map_avgjg, P_avgjg, Rprec_mult_avgjg"
+            raise PdevalError(f"-m {item.name}: trec_eval computes it from {need}{other}")
+    if groups and (args.bounds or args.estimate):
+        raise PdevalError("-R qrels_jg goes without --bounds and --estimate")
+
+
+def evaluate_groups(args: argparse.Namespace, qrels: pd.DataFrame, measures: list, options: dict) -> pd.DataFrame:
+    """``-R qrels_jg``: each run file against every judgment group, averaged per topic."""
+    from pdeval.evaluation.runfiles import evaluate_run_files
+    from pdeval.integrations.trec_eval.judgment_groups import average_groups
+
+    result = evaluate_run_files(args.runs, qrels, measures, undefined="nan", variants=[GROUP], **options)
+    return average_groups(result, GROUP)
