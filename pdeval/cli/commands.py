@@ -319,7 +319,8 @@ def _eval(args: argparse.Namespace) -> int:
     if args.format == "tsv":
         runids = _runids(args) if "runid" in command and not args.nosummary else None
         extra = (("high", "residual") if args.bounds else ()) + (("estimate", "low", "high") if args.estimate else ())
-        sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
+        if len(table):  # -n without -q prints nothing
+            sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
     else:
         if use_trec_names:
             table["measure"] = table["measure"].map(lambda m: names.get(m, m))
