@@ -11,6 +11,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -180,3 +181,25 @@ def test_judgment_groups_average_each_topic_over_its_groups():
     result = pdeval.evaluate_judgment_groups(run, qrels, ["AP"]).set_index("query_id")["value"]
     assert result["1"] == pytest.approx((0.5 + 0.0) / 2)  # group y has no relevant document: 0
     assert result["2"] == 1.0  # one group only
+
+
+def test_fractional_gains_order_the_ideal_list_as_trec_eval_by_default_and_exactly_on_request(trec_eval_binary):
+    qrels, run = str(OWN / "qrels.rel_level"), str(OWN / "results.test")
+    code, exact, _ = run_cli(["-m", "ndcg.1=0.5", "--gain-sort", "exact", qrels, run])
+    assert code == 0 and exact.endswith("\tall\t0.3829\n")  # the exact order
+    assert_same(trec_eval_binary, ["-m", "ndcg.1=0.5", qrels, run])  # 0.4576: level 1 sorts below level 0
+    rng = np.random.default_rng(7)
+    for family in ("ndcg", "G", "ndcg_rel", "Rndcg", "ideal_dcg"):
+        for _ in range(4):
+            levels = sorted(rng.choice([1, 2, 3, 4], size=int(rng.integers(1, 4)), replace=False))
+            spec = ",".join(f"{level}={rng.choice([0.3, 0.5, 1.5, 2.2, 2.5, 3.7, 4.5, 6])}" for level in levels)
+            assert_same(trec_eval_binary, ["-q", "-m", f"{family}.{spec}", qrels, run])
+
+
+def test_trec_eval_gain_order_walks_the_levels_of_each_topic():
+    from pdeval.engine.trec_gains import trec_order
+
+    # (1, 0.5) ties (0, 0) under the truncated comparison and stays first: the walk from the top
+    # reaches level 0 (gain 0) before level 1 and stops there
+    assert trec_order(4, {1: 0.5}) == [(1, 0.5), (0, 0.0), (2, 2.0), (3, 3.0), (4, 4.0)]
+    assert [level for level, _ in trec_order(2, {1: 2.5, 2: 2.0})] == [0, 1, 2]  # 2.5 - 2.0 truncates to 0

@@ -186,7 +186,7 @@ def _selection(args: argparse.Namespace):
     from pdeval.integrations.trec_eval import names as trec_names
     from pdeval.measures import parse
 
-    selection = trec_names.select(args.measures or ["official"])
+    selection = trec_names.select(args.measures or ["official"], gain_sort=args.gain_sort)
     items = list(selection.items)
     if selection.relstring is not None:
         length, shown = selection.relstring

@@ -161,6 +161,8 @@ class Selection:
     #: relstring: (length N, printed name) when asked for
     relstring: Optional[tuple] = None
     _explicit: dict = field(default_factory=dict, repr=False)  # family -> parameters given
+    #: the ideal list's gain order of the gain measures: trec_eval's (the default) or "exact"
+    gain_sort: str = "trec_eval"
 
     @property
     def measures(self) -> list:
@@ -205,7 +207,11 @@ def _pairs(name: str, params: str, spec: str) -> dict:
     return pairs
 
 
-def _pairs_measure(family: Family, params: str, spec: str) -> str:
+#: trec_eval's families whose ideal list follows its gain order (gain_sort="trec_eval")
+_GAIN_SORTED = {"ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "G"}
+
+
+def _pairs_measure(family: Family, params: str, spec: str, gain_sort: str = "trec_eval") -> str:
     pairs = _pairs(family.name, params, spec)
     gains, other = {}, []
     for key, value in pairs.items():
@@ -223,10 +229,12 @@ def _pairs_measure(family: Family, params: str, spec: str) -> str:
         raise MeasureError(f"-m {spec}: rbp_resid takes only p=")
     if gains:
         other.append("gains={" + ",".join(f"{level}:{gain:g}" for level, gain in gains.items()) + "}")
+        if gain_sort != "exact" and family.name in _GAIN_SORTED and any(g != int(g) for g in gains.values()):
+            other.append(f"gain_sort={gain_sort}")  # the orders differ for fractional gains only
     return family.template + (f"({','.join(other)})" if other else "")
 
 
-def _expand(family: Family, params: Optional[str], spec: str) -> list:
+def _expand(family: Family, params: Optional[str], spec: str, gain_sort: str = "trec_eval") -> list:
     """The (pdeval measure, printed name, sub-order) triples of one family and its parameters."""
     given = params is not None and params != ""
     if family.kind == "plain":
@@ -252,7 +260,7 @@ def _expand(family: Family, params: Optional[str], spec: str) -> list:
         if len(values) != len(family.defaults):
             raise MeasureError(f"-m {spec}: trec_eval's {family.name} takes {len(family.defaults)} number(s)")
         return [(family.template.format(*values) if given else family.template.split("(")[0], name, 0)]
-    return [(_pairs_measure(family, params, spec) if given else family.template, name, 0)]
+    return [(_pairs_measure(family, params, spec, gain_sort) if given else family.template, name, 0)]
 
 
 def _add_family(family: Family, params: Optional[str], spec: str, selection: Selection, from_nickname: bool) -> None:
@@ -278,14 +286,14 @@ def _add_family(family: Family, params: Optional[str], spec: str, selection: Sel
             selection.relstring = (length, f"relstring_{params}" if given else "relstring")
     else:
         known = {item.measure for item in selection.items}
-        for measure, name, sub in _expand(family, params, spec):
+        for measure, name, sub in _expand(family, params, spec, selection.gain_sort):
             if measure not in known:
                 selection.items.append(Item(measure, name, family.name, sub))
     if given:
         explicit.setdefault(family.name, params)
 
 
-def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
+def select(specs: list, *, selection: Optional[Selection] = None, gain_sort: str = "trec_eval") -> Selection:
     """Translate ``-m`` values into a :class:`Selection`.
 
     Each value is a trec_eval nickname (``official``, ``all_trec``, ``set``), a trec_eval
@@ -301,6 +309,10 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
         The ``-m`` values, in the order given.
     selection
         A selection to add to (default: a new one).
+    gain_sort
+        The ideal list's gain order of ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg`` and
+        ``ideal_dcg`` with fractional ``level=gain`` parameters: ``"trec_eval"`` (trec_eval
+        10.0's, gains less than 1 apart compare equal) or ``"exact"``.
 
     Returns
     -------
@@ -314,7 +326,7 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
         Naming the ``-m`` value: a measure pdeval does not know, a parameter trec_eval's
         measure does not take, or a refused measure with the reason.
     """
-    selection = selection if selection is not None else Selection()
+    selection = selection if selection is not None else Selection(gain_sort=gain_sort)
     for spec in specs:
         text = spec.strip()
         if text in NICKNAMES:

@@ -82,6 +82,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                              "QID only (trec_eval -D)")
     parser.add_argument("-o", "--Output_old_results_format", dest="old_format", action="store_true",
                         help="obsolete in trec_eval, which ignores it; ignored (trec_eval -o)")
+    parser.add_argument("--gain-sort", choices=("trec_eval", "exact"), default="trec_eval",
+                        help="the ideal list's order with fractional gains (-m ndcg.1=0.5): trec_eval's, where gains "
+                             "less than 1 apart compare equal, or the exact order")
     parser.add_argument("-v", "--version", action=_Version, help="print the version on stderr and exit (trec_eval -v)")
     for name, dest in _ALIASES.items():
         parser.add_argument(name, dest=dest, action="store_true", help=argparse.SUPPRESS)

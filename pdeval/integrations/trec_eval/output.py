@@ -37,8 +37,12 @@ _REAL_CUTOFFS = {"IPrec": ("iprec_at_recall", "recall"), "RprecMult": ("Rprec_mu
 #: measures whose undefined value trec_eval prints as ``-nan`` (0/0 on an empty condensed list, -J)
 NAN_PRINTED = {"IPrec", "IPrecAvg"}
 
+#: measures whose undefined value trec_eval always prints as ``-nan``: Rndcg when the topic has
+#: relevant documents but no ideal list (gains of 0, or trec_eval's order of fractional gains)
+NAN_ALWAYS = {"RnDCG"}
+
 __all__ = [
-    "COUNTS", "MIN_GEO_MEAN", "NAN_PRINTED", "complete_num_rel", "trec_eval_name", "trec_eval_table",
+    "COUNTS", "MIN_GEO_MEAN", "NAN_ALWAYS", "NAN_PRINTED", "complete_num_rel", "trec_eval_name", "trec_eval_table",
     "trec_eval_values", "tsv_text", "write_trec_eval",
 ]
 
@@ -49,6 +53,7 @@ def trec_eval_values(result: pd.DataFrame, measures, judged_only: bool) -> pd.Da
     ``-J`` left empty; without -J an empty list is a -c topic, which trec_eval ranks as one
     unjudged document, so 0)."""
     keep = {str(m) for m in measures if m.spec.name in NAN_PRINTED} if judged_only else set()
+    keep |= {str(m) for m in measures if m.spec.name in NAN_ALWAYS}
     value = result["value"].to_numpy(dtype=np.float64)
     zero = np.isnan(value) & ~result["measure"].isin(keep).to_numpy()
     return result.assign(value=np.where(zero, 0.0, value))
