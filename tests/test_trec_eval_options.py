@@ -203,3 +203,106 @@ def test_trec_eval_gain_order_walks_the_levels_of_each_topic():
     # reaches level 0 (gain 0) before level 1 and stops there
     assert trec_order(4, {1: 0.5}) == [(1, 0.5), (0, 0.0), (2, 2.0), (3, 3.0), (4, 4.0)]
     assert [level for level, _ in trec_order(2, {1: 2.5, 2: 2.0})] == [0, 1, 2]  # 2.5 - 2.0 truncates to 0
+
+
+# ---- the remaining differences, as the guides list them ---------------------------------------
+
+
+def _qrels_and_run(tmp_path: Path, relevance: str = "1", score: str = "1.0") -> tuple[str, str]:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(f"1 0 a {relevance}\n1 0 b 0\n2 0 a 1\n")
+    run.write_text(f"1 Q0 a 1 {score} r\n1 Q0 b 2 0.5 r\n")
+    return str(qrels), str(run)
+
+
+def _value(out: str, name: str) -> str:
+    return next(line.split("\t")[2] for line in out.splitlines() if line.startswith(name) and "\tall\t" in line)
+
+
+def _still_refuses_prefs(tmp_path):
+    qrels, run = _qrels_and_run(tmp_path)
+    return all(run_cli([*options, qrels, run])[0] == 2
+               for options in (["-R", "prefs"], ["-R", "qrels_prefs"], ["-m", "prefs_simp"]))
+
+
+def _debug_prints_no_trace(tmp_path):
+    qrels, run = str(OWN / "qrels.test"), str(OWN / "results.test")
+    return run_cli(["-D", "2", "-m", "all_trec", qrels, run])[1] == run_cli(["-m", "all_trec", qrels, run])[1]
+
+
+def _missing_topic_is_evaluated(tmp_path):
+    qrels, run = _qrels_and_run(tmp_path)  # topic 2 has no ranking
+    return run_cli([qrels, run])[0] == 0
+
+
+def _rbp_does_not_depend_on_other_measures(tmp_path):
+    qrels, run = str(OWN / "qrels.rel_level"), str(OWN / "results.test")
+    return _value(run_cli(["-m", "rbp", qrels, run])[1], "rbp") == _value(
+        run_cli(["-m", "rbp", "-m", "ndcg", "-m", "G", qrels, run])[1], "rbp")
+
+
+def _repeated_family_prints_both(tmp_path):
+    out = run_cli(["-m", "P.5", "-m", "P.10", str(OWN / "qrels.test"), str(OWN / "results.test")])[1]
+    return "P_5 " in out and "P_10 " in out
+
+
+def _silently_wrong_input_is_refused(tmp_path):
+    qrels, run = _qrels_and_run(tmp_path, relevance="1.5")
+    bad_qrels = run_cli([qrels, run])[0] == 2
+    qrels, run = _qrels_and_run(tmp_path, score="abc")
+    bad_score = run_cli([qrels, run])[0] == 2
+    own = [str(OWN / "qrels.rel_level"), str(OWN / "results.test")]
+    return bad_qrels and bad_score and run_cli(["-m", "ndcg.0=1", *own])[0] == 2 and run_cli(
+        ["-m", "rbp_resid.1=0.5", *own])[0] == 2
+
+
+def _gain_pairs_are_taken_in_level_order(tmp_path):
+    own = [str(OWN / "qrels.rel_level"), str(OWN / "results.test")]
+    return _value(run_cli(["-m", "ndcg.2=0.5,1=0.7", *own])[1], "ndcg") == _value(
+        run_cli(["-m", "ndcg.1=0.7,2=0.5", *own])[1], "ndcg")
+
+
+def _version_is_pdeval_s(tmp_path):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+        main(["eval", "-v"])
+    return "pdeval" in err.getvalue()
+
+
+def _zscore_past_the_table_is_missing(tmp_path):
+    zscores = tmp_path / "z"
+    zscores.write_text("1 map 0.1 0.2\n")  # 'num_q', 'P_5' ... and topic 2 sort after or are absent
+    out = run_cli(["-q", "-Z", str(zscores), *_qrels_and_run(tmp_path)])[1]
+    return "-1000000.0000" in out
+
+
+#: the key of each remaining difference (as the guides name it) -> the check that it still holds
+DIFFERENCES = {
+    "prefs": _still_refuses_prefs,
+    "debug": _debug_prints_no_trace,
+    "missing-topic": _missing_topic_is_evaluated,
+    "rbp": _rbp_does_not_depend_on_other_measures,
+    "repeated-family": _repeated_family_prints_both,
+    "input": _silently_wrong_input_is_refused,
+    "gain-pair-order": _gain_pairs_are_taken_in_level_order,
+    "version": _version_is_pdeval_s,
+    "zscore-table-end": _zscore_past_the_table_is_missing,
+}
+
+
+def _listed(guide: str, heading: str) -> list:
+    import re
+
+    text = (HERE.parent / "docs" / "guide" / guide).read_text()
+    section = text[text.index(heading):]
+    section = section[: section.index("\n## ", 1)] if "\n## " in section[1:] else section
+    return re.findall(r"^\s*- \*\*([a-z_-]+)\*\*:", section, flags=re.M)
+
+
+def test_the_guides_list_every_remaining_difference(tmp_path):
+    assert _listed("trec_eval.md", "## Remaining differences") == list(DIFFERENCES)
+    assert _listed("cli.md", "* **Remaining differences**") == list(DIFFERENCES)
+    for key, check in DIFFERENCES.items():  # each still holds; one that no longer does leaves the lists
+        folder = tmp_path / key
+        folder.mkdir()
+        assert check(folder), f"the difference {key!r} no longer holds: remove it from both guides and from here"

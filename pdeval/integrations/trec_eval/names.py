@@ -17,6 +17,7 @@ whose input formats pdeval does not read: they are refused with that reason
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -180,6 +181,9 @@ def _cut_longs(name: str, params: str, spec: str) -> tuple:
                 f"-m {spec}: trec_eval's {name} takes a comma-separated list of integer cut-offs, e.g. {name}.5,10,20"
             )
         values.add(int(found.group(0)))
+        if part.strip() != found.group(0).strip():
+            warnings.warn(f"-m {spec}: the cut-off {part.strip()} is read as {int(found.group(0))}, as trec_eval reads it",
+                          stacklevel=2)
     if min(values) < 1:
         raise MeasureError(f"-m {spec}: the cut-offs of {name} must be positive integers")
     return tuple(sorted(values))

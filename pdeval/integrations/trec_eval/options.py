@@ -60,9 +60,13 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from pdeval import __version__
+        from importlib.metadata import PackageNotFoundError, version
 
-        print(f"pdeval eval version {__version__} (trec_eval 10.0's output)", file=sys.stderr)
+        try:
+            number = version("pdeval")
+        except PackageNotFoundError:  # run from a source tree
+            number = "(source tree)"
+        print(f"pdeval eval version {number} (trec_eval 10.0's output)", file=sys.stderr)
         parser.exit(0)
 
 
