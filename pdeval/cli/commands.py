@@ -283,6 +283,9 @@ def _eval(args: argparse.Namespace) -> int:
 
     _check_file_names(args)
     trec_options.check_formats(args)
+    if args.rel_info_format in ("prefs", "qrels_prefs"):  # preference judgments
+        table, counts, command = trec_options.prefs_table(args)
+        return _print_table(args, table, {}, counts, command, None)
     measures, names, order, selection, relstring = _selection(args)
     trec_options.check_measures(args, selection)
     command = selection.command
@@ -310,8 +313,15 @@ def _eval(args: argparse.Namespace) -> int:
             table.loc[table["measure"] == relstring[0], "residual"] = "''"
     if args.estimate:
         _add_estimates(table, args, qrels, measures)
-    use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in output.COUNTS} | {"num_q"}
+    return _print_table(args, table, names, counts, command, relstring)
+
+
+def _print_table(args: argparse.Namespace, table, names: dict, counts: set, command: list, relstring) -> int:
+    """Print trec_eval's rows (tsv) or the tidy table (csv, json)."""
+    from pdeval.integrations.trec_eval import output
+
+    use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     if args.zscores:  # trec_eval prints every z-score with four decimals, named Z...
         counts, names = set(), trec_options.z_names(table, names, relstring)
     if args.nosummary:

@@ -100,7 +100,7 @@ FAMILIES = {f.name: f for f in (
     Family("set_map", "plain", "SetAP"),
     Family("set_F", "params", "SetF(beta={0!r})", (1.0,)),
     Family("num_nonrel_judged_ret", "plain", "NumNonrelJudgedRet"),
-    *(Family(name, "refused") for name in _PREF_NAMES),
+    *(Family(name, "prefs") for name in _PREF_NAMES),
     Family("map_avgjg", "plain", "AP"),
     Family("P_avgjg", "cut", "P@{k}", DEFAULT_CUTOFFS),
     Family("Rprec_mult_avgjg", "cut_double", "RprecMult(m={k!r})", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
@@ -270,6 +270,12 @@ def _expand(family: Family, params: Optional[str], spec: str, gain_sort: str = "
 def _add_family(family: Family, params: Optional[str], spec: str, selection: Selection, from_nickname: bool) -> None:
     if family.kind == "refused":
         raise MeasureError(f"-m {spec}: pdeval does not compute trec_eval's {family.name}: {REFUSED[family.name]}")
+    if family.kind == "prefs":  # computed from preference judgments (-R prefs), not by a pdeval measure
+        if params:
+            raise MeasureError(f"-m {spec}: {family.name} takes no parameters")
+        if family.name not in {item.name for item in selection.items}:
+            selection.items.append(Item(family.name, family.name, family.name))
+        return
     if family.kind == "command":
         if params:
             raise MeasureError(f"-m {spec}: {family.name} takes no parameters")

@@ -98,10 +98,55 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_formats(args: argparse.Namespace) -> None:
-    """Refuse a rel_info format pdeval does not read, naming the reason."""
-    if args.rel_info_format in ("prefs", "qrels_prefs"):
-        raise PdevalError(f"-R {args.rel_info_format}: preference judgments (trec_eval's prefs_* measures) are not "
-                          "computed by pdeval eval")
+    """The preference measures go with ``-R prefs`` or ``-R qrels_prefs`` and only they."""
+    from pdeval.integrations.trec_eval.names import select
+    from pdeval.integrations.trec_eval.preferences import PREFERENCE_MEASURES
+
+    prefs = args.rel_info_format in ("prefs", "qrels_prefs")
+    for item in select(args.measures or (["all_prefs"] if prefs else ["official"])).items:
+        if (item.name in PREFERENCE_MEASURES) != prefs:
+            need = "-R prefs or -R qrels_prefs (preference judgments)" if not prefs else f"-R qrels (not -R {args.rel_info_format})"
+            raise PdevalError(f"-m {item.name}: trec_eval computes it from {need}")
+    if prefs and (args.bounds or args.estimate):
+        raise PdevalError(f"-R {args.rel_info_format} goes without --bounds and --estimate")
+
+
+def prefs_table(args: argparse.Namespace):
+    """``-R prefs`` / ``-R qrels_prefs``: trec_eval's rows of the prefs_* measures, the measures
+    printed as integers, and the command values (runid, num_q)."""
+    from pdeval.integrations.trec_eval import output
+    from pdeval.integrations.trec_eval.names import select
+    from pdeval.integrations.trec_eval.preferences import (PREFERENCE_MEASURES, evaluate_preferences, read_prefs,
+                                                           read_qrels_prefs)
+    from pdeval.sources.io import read_run
+
+    selection = select(args.measures or ["all_prefs"])
+    names = [item.name for item in selection.items]
+    prefs = (read_prefs if args.rel_info_format == "prefs" else read_qrels_prefs)(args.qrels)
+    prefs = only_topic(prefs, debug_topic(args))
+    run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
+    result = evaluate_preferences(run, prefs, names, depth=args.depth, complete=args.complete)
+    if result.empty:
+        raise PdevalError(f"no topic of {' '.join(args.runs)} is in {args.qrels}")
+    if args.zscores:
+        result = zscore_values(result, args.zscores, {}, set())
+    order = {name: i for i, name in enumerate(PREFERENCE_MEASURES)}
+    kinds = [_Named(name, PREFERENCE_MEASURES[name][1]) for name in dict.fromkeys(names)]
+    table = output.trec_eval_table(result, kinds, order, selection.command, args.per_topic)
+    counts = {name for name in names if PREFERENCE_MEASURES[name][1] == "sum"} | {"num_q"}
+    return table, counts, selection.command
+
+
+class _Named:
+    """A preference measure as :func:`output.trec_eval_table` reads a measure: its string and
+    how its ``all`` line combines the topics."""
+
+    def __init__(self, name: str, aggregate: str):
+        self.name = name
+        self.spec = argparse.Namespace(aggregate=aggregate)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 def debug_topic(args: argparse.Namespace):

@@ -1,0 +1,544 @@
+"""Preference judgments and trec_eval 10.0's ``prefs_*`` measures (``-R prefs``, ``-R qrels_prefs``).
+
+A preference file (trec_eval's ``prefs`` format) holds lines ``qid jg jsg docno rel_level``:
+within a judgment sub-group (jsg) of a judgment group (jg), a document with a higher
+``rel_level`` is preferred to one with a lower level; a jg with one jsg is a complete
+ordering by levels (its "equivalence classes"), a jg with several jsgs a partial order
+closed under transitivity (a > b in one jsg and b > c in another give a > c). Different
+jgs (users, assessors) may contradict each other. Level 0 means nonrelevant. A qrels file
+read as preferences (``qrels_prefs``: the jg is the second column, one jsg) gives the
+preferences of graded judgments: every document preferred to every document of a lower grade.
+
+For a ranking, a preference a > b is *fulfilled* when a is ranked above b; it is "retrieved"
+when both are retrieved, "implied" when one is (fulfilled if that one is a), and "not
+occurring" when neither is (never fulfilled). The measures (Carterette & Bennett, "Evaluation
+measures for preference judgments", SIGIR 2008; Buckley's trec_eval implementation, whose
+counting rules and quirks are followed here) are:
+
+=========================  ====================================================================
+``prefs_num_prefs_poss``   preferences of every jg (fulfilled or not), summed
+``prefs_num_prefs_ful``    fulfilled preferences (retrieved and implied)
+``prefs_num_prefs_ful_ret`` fulfilled preferences with both documents retrieved
+``prefs_simp``             fulfilled / possible over every preference of the topic
+``prefs_pair``             per document pair with a preference, the share of the jgs whose
+                           preference the ranking fulfils, averaged over the pairs
+``prefs_avgjg``            fulfilled / possible per jg, averaged over the jgs
+``prefs_avgjg_Rnonrel``    as prefs_avgjg with the number of nonrelevant documents of each jg
+                           set to its number of relevant ones R (like bpref)
+``*_ret``, ``*_imp``       the same over retrieved pairs only / retrieved and implied pairs
+=========================  ====================================================================
+
+Everything is counted at once for every run, topic and jg: per-run document positions as a
+(runs x documents) matrix, the preferences as an edge list, sums by ``np.add.reduceat``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Text, contract
+from pdeval.errors import ParseError, PdevalError
+from pdeval.frames.domains import Frame
+
+__all__ = ["PREFERENCE_MEASURES", "evaluate_preferences", "qrels_prefs", "read_prefs"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_REFERENCE = "Carterette & Bennett 2008 (SIGIR, Evaluation measures for preference judgments); trec_eval 10 m_{}.c"
+
+#: trec_eval's preference measures in its print order: name -> (summary, how ``all`` combines topics)
+PREFERENCE_MEASURES = {
+    "prefs_num_prefs_poss": ("number of preferences possible (every jg)", "sum"),
+    "prefs_num_prefs_ful": ("number of preferences fulfilled (retrieved or implied)", "sum"),
+    "prefs_num_prefs_ful_ret": ("number of preferences fulfilled with both documents retrieved", "sum"),
+    "prefs_simp": ("fulfilled / possible preferences", "mean"),
+    "prefs_pair": ("share of jgs fulfilled per preferred pair, averaged over pairs", "mean"),
+    "prefs_avgjg": ("fulfilled / possible per jg, averaged over jgs", "mean"),
+    "prefs_avgjg_Rnonrel": ("prefs_avgjg with as many nonrelevant documents per jg as relevant ones", "mean"),
+    "prefs_simp_ret": ("prefs_simp over pairs with both documents retrieved", "mean"),
+    "prefs_pair_ret": ("prefs_pair over pairs with both documents retrieved", "mean"),
+    "prefs_avgjg_ret": ("prefs_avgjg over pairs with both documents retrieved", "mean"),
+    "prefs_avgjg_Rnonrel_ret": ("prefs_avgjg_Rnonrel over retrieved documents", "mean"),
+    "prefs_simp_imp": ("prefs_simp over retrieved and implied pairs", "mean"),
+    "prefs_pair_imp": ("prefs_pair over retrieved and implied pairs", "mean"),
+    "prefs_avgjg_imp": ("prefs_avgjg over retrieved and implied pairs", "mean"),
+}
+
+PREFS_COLUMNS = ["query_id", "judgment_group", "judgment_subgroup", "doc_id", "relevance"]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _lines(source: PathLike, n_fields: int, layout: str) -> tuple[list, list]:
+    text = Path(source).read_bytes().decode("utf-8")
+    rows, numbers = [], []
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != n_fields:
+            raise ParseError(f"a {layout} line needs {n_fields} fields, got {len(fields)}", str(source), number)
+        rows.append(fields)
+        numbers.append(number)
+    return rows, numbers
+
+
+def _levels(frame: pd.DataFrame, numbers: list, source: PathLike) -> pd.DataFrame:
+    level = pd.to_numeric(frame["relevance"], errors="coerce")
+    bad = np.flatnonzero(~np.isfinite(level.to_numpy(dtype=np.float64)))
+    if len(bad):
+        raise ParseError(f"the relevance level must be a number, got {frame['relevance'].iloc[bad[0]]!r}",
+                         str(source), numbers[bad[0]])
+    return frame.assign(relevance=level.astype(np.float64))
+
+
+@contract(source=Text("a path to a prefs file"))
+def read_prefs(source: PathLike) -> pd.DataFrame:
+    """Read a trec_eval preference file (``qid jg jsg docno rel_level``, trec_eval ``-R prefs``).
+
+    Parameters
+    ----------
+    source : str or path
+        The file; lines whose first field starts with ``#`` and blank lines are skipped.
+
+    Returns
+    -------
+    DataFrame
+        ``query_id``, ``judgment_group``, ``judgment_subgroup``, ``doc_id`` (str) and
+        ``relevance`` (float: the level that orders the documents of a sub-group), in file order.
+
+    Raises
+    ------
+    ParseError
+        A line without five fields or whose level is no number, naming the line.
+
+    See Also
+    --------
+    evaluate_preferences : the prefs_* measures of a run.
+    qrels_prefs : the preferences of graded qrels.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "prefs")
+    >>> _ = open(path, "w").write("1 u s d1 2\\n1 u s d2 1\\n")
+    >>> pdeval.read_prefs(path)
+      query_id judgment_group judgment_subgroup doc_id  relevance
+    0        1              u                 s     d1        2.0
+    1        1              u                 s     d2        1.0
+    """
+    rows, numbers = _lines(source, 5, "prefs (qid jg jsg docno rel_level)")
+    return _levels(pd.DataFrame(rows, columns=PREFS_COLUMNS), numbers, source)
+
+
+def read_qrels_prefs(source: PathLike) -> pd.DataFrame:
+    """A qrels file read as preferences (trec_eval ``-R qrels_prefs``): the jg is the second
+    column, one sub-group, the relevance as a number."""
+    rows, numbers = _lines(source, 4, "qrels (qid iter docno rel)")
+    frame = pd.DataFrame(rows, columns=["query_id", "judgment_group", "doc_id", "relevance"])
+    frame = _levels(frame, numbers, source).assign(judgment_subgroup="0")
+    return frame[PREFS_COLUMNS]
+
+
+@contract(qrels=Frame("qrels"), group=Nullable(Text("a column name")))
+def qrels_prefs(qrels: pd.DataFrame, group: Optional[str] = None) -> pd.DataFrame:
+    """The preferences of graded qrels: within a topic (and judgment group), every document is
+    preferred to every document of a lower relevance (trec_eval ``-R qrels_prefs``).
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        A qrels frame.
+    group : str, optional
+        A column naming judgment groups (each its own set of preferences); default: one group
+        per topic.
+
+    Returns
+    -------
+    DataFrame
+        A preference frame (``query_id``, ``judgment_group``, ``judgment_subgroup``,
+        ``doc_id``, ``relevance``) for :func:`evaluate_preferences`.
+
+    See Also
+    --------
+    read_prefs : read trec_eval's preference format.
+    evaluate_preferences : the prefs_* measures of a run.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [2, 0]})
+    >>> pdeval.qrels_prefs(qrels)
+      query_id judgment_group judgment_subgroup doc_id  relevance
+    0        1              0                 0      a        2.0
+    1        1              0                 0      b        0.0
+    """
+    groups = qrels[group].astype(str) if group is not None else "0"
+    frame = pd.DataFrame({"query_id": qrels["query_id"].astype(str), "judgment_group": groups,
+                          "judgment_subgroup": "0", "doc_id": qrels["doc_id"].astype(str),
+                          "relevance": qrels["relevance"].astype(np.float64)})
+    return frame.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- the preferences
+
+
+class _Prefs:
+    """The preferences of every topic, independent of any run.
+
+    docs: the judged documents, sorted by (topic, doc_id); members: (jg, doc) rows with the
+    doc's level in the jg; edges: (a, b, jg) for every preference a > b (documents as indices).
+    """
+
+    def __init__(self, prefs: pd.DataFrame):
+        prefs = prefs.astype({"query_id": str, "judgment_group": str, "judgment_subgroup": str, "doc_id": str})
+        docs = prefs[["query_id", "doc_id"]].drop_duplicates().sort_values(["query_id", "doc_id"], kind="stable")
+        self.docs = docs.reset_index(drop=True)
+        self.topics, self.doc_topic = np.unique(self.docs["query_id"].to_numpy(dtype=object), return_inverse=True)
+        self.topic_start = np.searchsorted(self.doc_topic, np.arange(len(self.topics)))
+        index = pd.MultiIndex.from_frame(self.docs)
+        prefs = prefs.assign(_doc=index.get_indexer(pd.MultiIndex.from_frame(prefs[["query_id", "doc_id"]])))
+        prefs = prefs.sort_values(["query_id", "judgment_group", "judgment_subgroup"], kind="stable")
+        groups = prefs.groupby(["query_id", "judgment_group"], sort=False)
+        self.jg_topic = np.searchsorted(self.topics, np.array([k[0] for k in groups.groups.keys()], dtype=object))
+        self.n_jgs = len(groups)
+        self._build(prefs, groups)
+
+    def _build(self, prefs: pd.DataFrame, groups) -> None:
+        member_rows, edges = [], []
+        for g, (_, rows) in enumerate(groups):
+            subgroups = rows["judgment_subgroup"].to_numpy()
+            if (subgroups == subgroups[0]).all():
+                member, edge = _classes(rows, g)
+            else:
+                member, edge = _partial(rows, g)
+            member_rows.append(member)
+            edges.append(edge)
+        members = pd.concat(member_rows, ignore_index=True)
+        self.member_jg = members["jg"].to_numpy(np.int64)
+        self.member_doc = members["doc"].to_numpy(np.int64)
+        self.member_rel = members["rel"].to_numpy(np.float64)
+        self.member_is_rel = members["is_rel"].to_numpy(bool)
+        self.member_nonrel = members["nonrel"].to_numpy(bool)  # the "nonrelevant" documents of Rnonrel
+        self.member_recalc_ec = members["ec"].to_numpy(bool)
+        self.jg_is_ec = np.zeros(self.n_jgs, dtype=bool)
+        self.jg_is_ec[self.member_jg[self.member_recalc_ec]] = True
+        self.jg_start = np.searchsorted(self.member_jg, np.arange(self.n_jgs))
+        self.jg_size = np.bincount(self.member_jg, minlength=self.n_jgs)
+        self.num_rel = np.bincount(self.member_jg, weights=self.member_is_rel, minlength=self.n_jgs)
+        self.num_nonrel = np.bincount(self.member_jg, weights=~self.member_is_rel & members["counted"].to_numpy(bool),
+                                      minlength=self.n_jgs)
+        edge = np.concatenate(edges) if edges else np.zeros((0, 5), dtype=np.int64)
+        self.edge_a, self.edge_b, self.edge_jg = edge[:, 0], edge[:, 1], edge[:, 2]
+        self.edge_ma = self.jg_start[self.edge_jg] + edge[:, 3]  # member rows of a and b
+        self.edge_mb = self.jg_start[self.edge_jg] + edge[:, 4]
+        # EC jgs' Rnonrel recount: edges between classes above the lowest one
+        self.edge_upper = ~self.member_nonrel[self.edge_mb] | ~self.jg_is_ec[self.edge_jg]
+        self._pairs()
+
+    def _pairs(self) -> None:
+        """Unordered document pairs with a preference in some jg, and how many jgs prefer each way."""
+        low, high = np.minimum(self.edge_a, self.edge_b), np.maximum(self.edge_a, self.edge_b)
+        key = low * len(self.docs) + high
+        unique, inverse = np.unique(key, return_inverse=True)
+        forward = self.edge_a == low
+        self.pair_low, self.pair_high = unique // max(len(self.docs), 1), unique % max(len(self.docs), 1)
+        self.pair_low_first = np.bincount(inverse, weights=forward, minlength=len(unique))
+        self.pair_high_first = np.bincount(inverse, weights=~forward, minlength=len(unique))
+        self.pair_topic = self.doc_topic[self.pair_low] if len(unique) else np.zeros(0, dtype=np.int64)
+
+
+def _classes(rows: pd.DataFrame, g: int) -> tuple:
+    """A jg with one sub-group: every document preferred to every one of a lower level."""
+    doc, rel = rows["_doc"].to_numpy(np.int64), rows["relevance"].to_numpy(np.float64)
+    lowest = rel == rel.min()
+    member = pd.DataFrame({"jg": g, "doc": doc, "rel": rel, "is_rel": rel > 0, "nonrel": lowest, "ec": True,
+                           "counted": True})
+    a, b = np.nonzero(rel[:, None] > rel[None, :])
+    return member, np.column_stack([doc[a], doc[b], np.full(len(a), g), a, b]).astype(np.int64)
+
+
+def _partial(rows: pd.DataFrame, g: int) -> tuple:
+    """A jg of several sub-groups: the preferences of each, closed under transitivity."""
+    docs, local = np.unique(rows["_doc"].to_numpy(np.int64), return_inverse=True)
+    rel = rows["relevance"].to_numpy(np.float64)
+    n = len(docs)
+    prefer = np.zeros((n, n), dtype=bool)
+    for _, sub in pd.Series(np.arange(len(rows))).groupby(rows["judgment_subgroup"].to_numpy(), sort=False):
+        at = sub.to_numpy()
+        higher = rel[at][:, None] > rel[at][None, :]
+        prefer[np.ix_(local[at], local[at])] |= higher
+    closure = prefer | np.eye(n, dtype=bool)
+    while True:
+        step = (closure.astype(np.int32) @ closure.astype(np.int32)) > 0
+        if (step == closure).all():
+            break
+        closure = step
+    np.fill_diagonal(closure, False)
+    if (closure & closure.T).any():
+        raise PdevalError(f"judgment group {rows['judgment_group'].iloc[0]!r} of topic {rows['query_id'].iloc[0]!r} "
+                          "prefers two documents to each other (inconsistent sub-groups); trec_eval aborts on it")
+    last = np.full(n, np.nan)  # a document's level: the one of its last line (trec_eval's rel_array)
+    order = np.lexsort((-rel, rows["judgment_subgroup"].to_numpy()))
+    last[local[order]] = rel[order]
+    member = pd.DataFrame({"jg": g, "doc": docs, "rel": last, "is_rel": last > 0, "nonrel": last == 0, "ec": False,
+                           "counted": last == 0})
+    a, b = np.nonzero(closure)
+    return member, np.column_stack([docs[a], docs[b], np.full(len(a), g), a, b]).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- a run's positions
+
+
+def _positions(prefs: _Prefs, run: pd.DataFrame, depth: Optional[int]):
+    """Per run: which judged documents it retrieves and their place (trec_eval's docid rank:
+    retrieved judged documents 0.. in rank order, then the others by doc_id); the runs; which
+    topics each run has."""
+    if "run" not in run.columns:
+        run = run.assign(run="run")
+    run = run.astype({"query_id": str, "doc_id": str})
+    names = list(dict.fromkeys(run["run"]))
+    run = run.assign(_r=pd.Categorical(run["run"], categories=names).codes.astype(np.int64))
+    run = run[run["query_id"].isin(prefs.topics)]
+    # trec_eval's prefs order: score descending, then doc_id ascending (form_prefs_counts.c)
+    run = run.sort_values(["_r", "query_id", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
+    if depth is not None:
+        run = run[run.groupby(["_r", "query_id"], sort=False).cumcount().to_numpy() < depth]
+    n_runs, n_docs, n_topics = len(names), len(prefs.docs), len(prefs.topics)
+    has = np.zeros((n_runs, n_topics), dtype=bool)
+    has[run["_r"].to_numpy(), np.searchsorted(prefs.topics, run["query_id"].to_numpy(dtype=object))] = True
+    index = pd.MultiIndex.from_frame(prefs.docs)
+    doc = index.get_indexer(pd.MultiIndex.from_frame(run[["query_id", "doc_id"]]))
+    judged = run[doc >= 0].assign(_d=doc[doc >= 0])
+    r, d = judged["_r"].to_numpy(), judged["_d"].to_numpy()
+    rank = judged.groupby(["_r", "query_id"], sort=False).cumcount().to_numpy()
+    ret = np.zeros((n_runs, n_docs), dtype=bool)
+    ret[r, d] = True
+    pos = np.zeros((n_runs, n_docs), dtype=np.int64)
+    pos[r, d] = rank
+    njr = np.zeros((n_runs, n_topics), dtype=np.int64)
+    np.add.at(njr, (r, prefs.doc_topic[d]), 1)
+    before = np.cumsum(ret, axis=1) - ret  # retrieved documents before each (same topic or not)
+    start = prefs.topic_start[prefs.doc_topic]
+    base = np.where(start > 0, (np.cumsum(ret, axis=1))[:, np.maximum(start - 1, 0)], 0)
+    unretrieved = njr[:, prefs.doc_topic] + (np.arange(n_docs) - start) - (before - base)
+    return ret, np.where(ret, pos, unretrieved), names, has
+
+
+def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Row-wise sums of ``values`` (runs x items) over items grouped by the sorted ``group``, in
+    item order (as trec_eval adds); 0 for an empty group."""
+    values = np.asarray(values, dtype=np.float64)
+    total = np.zeros((values.shape[0], n_groups))
+    start = np.searchsorted(group, np.arange(n_groups))
+    end = np.searchsorted(group, np.arange(n_groups), side="right")
+    filled = end > start
+    if filled.any():
+        total[:, filled] = np.add.reduceat(values, start[filled], axis=1)
+    return total
+
+
+def _ranks(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per run, each item's rank by ``keys`` within its group (items sorted by group)."""
+    order = np.argsort(keys, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(keys.shape[1]), keys.shape), axis=1)
+    return rank - np.searchsorted(group, group)
+
+
+class _Counts:
+    """trec_eval's counts per (run, jg): fulfilled and possible preferences by kind, relevant
+    and nonrelevant documents retrieved, and the Rnonrel recounts."""
+
+    def __init__(self, prefs: _Prefs, ret: np.ndarray, pos: np.ndarray):
+        g, n = prefs.edge_jg, prefs.n_jgs
+        ra, rb = ret[:, prefs.edge_a], ret[:, prefs.edge_b]
+        before = pos[:, prefs.edge_a] < pos[:, prefs.edge_b]
+        both = ra & rb
+        self.ful_ret = _sums(both & before, g, n)
+        self.poss_ret = _sums(both, g, n)
+        self.ful_imp = _sums(ra & ~rb, g, n)
+        self.poss_imp = _sums(ra ^ rb, g, n)
+        self.not_occur = _sums(~ra & ~rb, g, n)
+        mg = prefs.member_jg
+        mret = ret[:, prefs.member_doc]
+        mpos = pos[:, prefs.member_doc]
+        self.num_rel_ret = _sums(mret & prefs.member_is_rel, mg, n)
+        counted = ~prefs.member_is_rel & (prefs.member_recalc_ec | prefs.member_nonrel)
+        self.num_nonrel_ret = _sums(mret & counted, mg, n)
+        self.n_ret = _sums(mret, mg, n)
+        scale = pos.shape[1] + 1
+        all_rank = _ranks(mg * scale + mpos, mg)
+        sub = np.flatnonzero(prefs.member_nonrel)
+        nonrel_rank = np.full(mret.shape, np.iinfo(np.int64).max)
+        if len(sub):
+            nonrel_rank[:, sub] = _ranks(mg[sub] * scale + mpos[:, sub], mg[sub])
+        self._recount(prefs, ra, rb, before, mret, all_rank, nonrel_rank)
+
+    def _recount(self, prefs: _Prefs, ra, rb, before, mret, all_rank, nonrel_rank) -> None:
+        """The fulfilled and possible counts of prefs_avgjg_Rnonrel(_ret) where a jg has more
+        nonrelevant documents than relevant ones: only the first R nonrelevant ones count."""
+        g, n, mg = prefs.edge_jg, prefs.n_jgs, prefs.member_jg
+        ec, upper = prefs.jg_is_ec, prefs.edge_upper
+        num_rel = prefs.num_rel[mg]
+        # every document: the first R nonrelevant ones (R = all relevant of the jg) are kept
+        keep_all = ~prefs.member_nonrel | (nonrel_rank < num_rel)
+        ka, kb = keep_all[:, prefs.edge_ma], keep_all[:, prefs.edge_mb]
+        pa_ful, pa_poss = _sums(ka & kb & ra & before, g, n), _sums(ka & kb, g, n)
+        first = prefs.member_nonrel & (nonrel_rank < num_rel)
+        count_b = np.where(mret, all_rank, self.n_ret[:, mg])
+        ec_ful = _sums(upper & ra & before, g, n) + _sums(np.where(first, count_b, 0), mg, n)
+        ec_poss = _sums(np.broadcast_to(upper, ra.shape), g, n) + prefs.jg_size * prefs.num_rel
+        self.recount = (np.where(ec, ec_ful, pa_ful), np.where(ec, ec_poss, pa_poss))
+        # retrieved documents only: the first R nonrelevant retrieved (R = relevant retrieved) for
+        # classes, the first R (all relevant) for partial orders, as trec_eval does
+        both = ra & rb
+        pa_ful, pa_poss = _sums(ka & kb & both & before, g, n), _sums(ka & kb & both, g, n)
+        first = prefs.member_nonrel & mret & (nonrel_rank < self.num_rel_ret[:, mg])
+        ec_ful = _sums(upper & both & before, g, n) + _sums(np.where(first, all_rank, 0), mg, n)
+        ec_poss = _sums(upper & both, g, n) + self.n_ret * _sums(first, mg, n)
+        self.recount_ret = (np.where(ec, ec_ful, pa_ful), np.where(ec, ec_poss, pa_poss))
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return numerator / denominator
+
+
+def _jg_mean(values: np.ndarray, prefs: _Prefs) -> np.ndarray:
+    """Σ over a topic's jgs / its number of jgs, 0 unless the sum is positive (NaN sums too)."""
+    n_topics = len(prefs.topics)
+    total = _sums(values, prefs.jg_topic, n_topics)
+    count = np.bincount(prefs.jg_topic, minlength=n_topics)
+    with np.errstate(invalid="ignore"):
+        return np.where(total > 0, total / np.maximum(count, 1), 0.0)
+
+
+def _measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
+    """Every prefs_* measure as a (runs x topics) array."""
+    c = _Counts(prefs, ret, pos)
+    t, n_topics = prefs.jg_topic, len(prefs.topics)
+
+    def per_topic(values):
+        return _sums(values, t, n_topics)
+
+    ful = c.ful_ret + c.ful_imp
+    poss_imp = c.poss_ret + c.poss_imp
+    poss = poss_imp + c.not_occur
+    out = {
+        "prefs_num_prefs_poss": per_topic(poss),
+        "prefs_num_prefs_ful": per_topic(ful),
+        "prefs_num_prefs_ful_ret": per_topic(c.ful_ret),
+    }
+    for suffix, f, p in (("", ful, poss), ("_ret", c.ful_ret, c.poss_ret), ("_imp", ful, poss_imp)):
+        total_f, total_p = per_topic(f), per_topic(p)
+        out["prefs_simp" + suffix] = np.where(total_p > 0, _ratio(total_f, total_p), 0.0)
+        out["prefs_avgjg" + suffix] = _jg_mean(np.where(p > 0, _ratio(f, p), 0.0), prefs)
+    r, nn = prefs.num_rel, prefs.num_nonrel
+    extra_f, extra_p = c.num_rel_ret * (r - nn), r * (r - nn)
+    value = np.where(r >= nn, _ratio(ful + extra_f, poss + extra_p), _ratio(*c.recount))
+    out["prefs_avgjg_Rnonrel"] = _jg_mean(value, prefs)
+    r_ret, n_ret = c.num_rel_ret, c.num_nonrel_ret
+    value = np.where(r_ret >= n_ret, _ratio(c.ful_ret + r_ret * (r_ret - n_ret), c.poss_ret + r * (r_ret - n_ret)),
+                     _ratio(*c.recount_ret))
+    out["prefs_avgjg_Rnonrel_ret"] = _jg_mean(value, prefs)
+    out.update(_pair_measures(prefs, ret, pos))
+    return out
+
+
+def _pair_measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
+    low, high, topic, n_topics = prefs.pair_low, prefs.pair_high, prefs.pair_topic, len(prefs.topics)
+    low_first = pos[:, low] < pos[:, high]
+    share = _ratio(np.where(low_first, prefs.pair_low_first, prefs.pair_high_first),
+                   prefs.pair_low_first + prefs.pair_high_first)
+    rl, rh = ret[:, low], ret[:, high]
+    both, one = rl & rh, rl ^ rh
+    s_ret, s_imp = _sums(np.where(both, share, 0.0), topic, n_topics), _sums(np.where(one, share, 0.0), topic, n_topics)
+    n_ret, n_imp = _sums(both, topic, n_topics), _sums(one, topic, n_topics)
+    n_none = _sums(~rl & ~rh, topic, n_topics)
+
+    def mean(total, count):
+        return np.where(count > 0, _ratio(total, count), 0.0)
+
+    return {"prefs_pair": mean(s_ret + s_imp, n_ret + n_imp + n_none), "prefs_pair_ret": mean(s_ret, n_ret),
+            "prefs_pair_imp": mean(s_ret + s_imp, n_ret + n_imp)}
+
+
+@contract(run=Frame("run"), prefs=Frame("any"), measures=Nullable(ListOf(Choice(*PREFERENCE_MEASURES))),
+          depth=Nullable(Integer(1)), complete=Boolean())
+def evaluate_preferences(
+    run: pd.DataFrame,
+    prefs: pd.DataFrame,
+    measures: Optional[Sequence[str]] = None,
+    *,
+    depth: Optional[int] = None,
+    complete: bool = False,
+) -> pd.DataFrame:
+    """trec_eval 10.0's preference measures (``prefs_*``) of every run and topic.
+
+    A preference a > b of a judgment group is fulfilled when the run ranks a above b (a
+    retrieved and b not counts as fulfilled, "implied"; neither retrieved as possible but
+    not fulfilled). ``prefs_simp`` = fulfilled / possible over a topic's preferences,
+    ``prefs_avgjg`` the same per judgment group averaged over the groups, ``prefs_pair`` the
+    share of groups whose preference on a pair the run follows averaged over the pairs,
+    ``prefs_avgjg_Rnonrel`` counts at most R nonrelevant documents per group (as bpref); the
+    ``_ret`` forms count only pairs with both documents retrieved, the ``_imp`` forms those
+    with at least one (Carterette & Bennett, "Evaluation measures for preference judgments",
+    SIGIR 2008; trec_eval's m_prefs_*.c, whose counting rules are followed, quirks included).
+
+    Parameters
+    ----------
+    run : DataFrame
+        A run frame (``run``, ``query_id``, ``doc_id``, ``score``); documents are ranked by
+        score, ties by doc_id ascending, as trec_eval's preference measures rank them.
+    prefs : DataFrame
+        A preference frame (:func:`read_prefs`, :func:`qrels_prefs`).
+    measures : list of str, optional
+        Names from :data:`PREFERENCE_MEASURES` (default: all, trec_eval's ``-m all_prefs``).
+    depth : int, optional
+        Keep the first ``depth`` documents of each ranking (trec_eval ``-M``).
+    complete : bool, default False
+        Every topic of the preferences, a run lacking it scoring as an empty ranking
+        (trec_eval ``-c``); otherwise the topics the run and the preferences share.
+
+    Returns
+    -------
+    DataFrame
+        ``run``, ``query_id``, ``measure``, ``value``: one row per run, topic and measure.
+
+    See Also
+    --------
+    read_prefs : read trec_eval's preference format.
+    qrels_prefs : the preferences of graded qrels.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"query_id": "1", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["a", "b", "c"], "relevance": [1, 2, 0]})
+    >>> result = pdeval.evaluate_preferences(run, pdeval.qrels_prefs(qrels), ["prefs_simp", "prefs_num_prefs_poss"])
+    >>> result.round(4)
+       run query_id               measure   value
+    0  run        1            prefs_simp  0.6667
+    1  run        1  prefs_num_prefs_poss  3.0000
+    """
+    names = list(measures) if measures is not None else list(PREFERENCE_MEASURES)
+    missing = [c for c in PREFS_COLUMNS if c not in prefs.columns]
+    if missing:
+        raise PdevalError(f"the preference frame lacks column(s) {missing}; it has {list(prefs.columns)} "
+                          "(read it with pdeval.read_prefs, or derive it from qrels with pdeval.qrels_prefs)")
+    structure = _Prefs(prefs)
+    ret, pos, runs, has = _positions(structure, run, depth)
+    values = _measures(structure, ret, pos)
+    if complete:
+        has = np.ones_like(has)
+    r, t = np.nonzero(has)
+    parts = [pd.DataFrame({"run": np.asarray(runs, dtype=object)[r], "query_id": structure.topics[t], "measure": name,
+                           "value": values[name][r, t].astype(np.float64)}) for name in names]
+    frame = pd.concat(parts, ignore_index=True)
+    order = np.lexsort((np.repeat(np.arange(len(names)), len(r)), np.tile(t, len(names)), np.tile(r, len(names))))
+    return frame.iloc[order].reset_index(drop=True)
