@@ -201,6 +201,9 @@ class _Prefs:
         self.docs = docs.reset_index(drop=True)
         self.topics, self.doc_topic = np.unique(self.docs["query_id"].to_numpy(dtype=object), return_inverse=True)
         self.topic_start = np.searchsorted(self.doc_topic, np.arange(len(self.topics)))
+        # a document as (topic, doc_id) -> one sorted integer key, for the runs' lookups
+        self.doc_names, name = np.unique(self.docs["doc_id"].to_numpy(dtype=object), return_inverse=True)
+        self.doc_key = self.doc_topic.astype(np.int64) * len(self.doc_names) + name
         index = pd.MultiIndex.from_frame(self.docs)
         prefs = prefs.assign(_doc=index.get_indexer(pd.MultiIndex.from_frame(prefs[["query_id", "doc_id"]])))
         prefs = prefs.sort_values(["query_id", "judgment_group", "judgment_subgroup"], kind="stable")
@@ -295,39 +298,69 @@ def _partial(rows: pd.DataFrame, g: int) -> tuple:
 # --------------------------------------------------------------------------- a run's positions
 
 
+def _lookup(values: pd.Series, table: np.ndarray) -> np.ndarray:
+    """The index of each of ``values`` in ``table`` (strings), -1 where absent (Arrow's index_in:
+    no Python string per row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        array = pa.array(values) if not hasattr(values.array, "_pa_array") else values.array._pa_array
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        array = pa.array(values.astype(str))
+    if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
+        array = pc.cast(array, pa.string())
+    found = pc.index_in(array, value_set=pa.array(table.astype(str), type=array.type))
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+
+
 def _positions(prefs: _Prefs, run: pd.DataFrame, depth: Optional[int]):
     """Per run: which judged documents it retrieves and their place (trec_eval's docid rank:
     retrieved judged documents 0.. in rank order, then the others by doc_id); the runs; which
     topics each run has."""
     if "run" not in run.columns:
         run = run.assign(run="run")
-    run = run.astype({"query_id": str, "doc_id": str})
-    names = list(dict.fromkeys(run["run"]))
-    run = run.assign(_r=pd.Categorical(run["run"], categories=names).codes.astype(np.int64))
-    run = run[run["query_id"].isin(prefs.topics)]
-    # trec_eval's prefs order: score descending, then doc_id ascending (form_prefs_counts.c)
-    run = run.sort_values(["_r", "query_id", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
-    if depth is not None:
-        run = run[run.groupby(["_r", "query_id"], sort=False).cumcount().to_numpy() < depth]
+    codes, names = pd.factorize(run["run"])
     n_runs, n_docs, n_topics = len(names), len(prefs.docs), len(prefs.topics)
+    topic = _lookup(run["query_id"], prefs.topics)
     has = np.zeros((n_runs, n_topics), dtype=bool)
-    has[run["_r"].to_numpy(), np.searchsorted(prefs.topics, run["query_id"].to_numpy(dtype=object))] = True
-    index = pd.MultiIndex.from_frame(prefs.docs)
-    doc = index.get_indexer(pd.MultiIndex.from_frame(run[["query_id", "doc_id"]]))
-    judged = run[doc >= 0].assign(_d=doc[doc >= 0])
-    r, d = judged["_r"].to_numpy(), judged["_d"].to_numpy()
-    rank = judged.groupby(["_r", "query_id"], sort=False).cumcount().to_numpy()
+    inside = np.flatnonzero(topic >= 0)
+    has[codes[inside], topic[inside]] = True
+    if depth is not None:  # -M cuts the whole ranking (every document, judged or not) first
+        rows = run.iloc[inside].assign(_r=codes[inside], _t=topic[inside])
+        rows = rows.sort_values(["_r", "_t", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
+        rows = rows[rows.groupby(["_r", "_t"], sort=False).cumcount().to_numpy() < depth]
+        run_code, topic_code = rows["_r"].to_numpy(), rows["_t"].to_numpy()
+        name, scores = _lookup(rows["doc_id"], prefs.doc_names), rows["score"].to_numpy(dtype=np.float64)
+    else:  # no frame copy: the columns as arrays, the judged rows picked by index
+        run_code, topic_code = codes[inside], topic[inside]
+        name = _lookup(run["doc_id"], prefs.doc_names)[inside]
+        scores = run["score"].to_numpy(dtype=np.float64)[inside]
+    key = topic_code.astype(np.int64) * len(prefs.doc_names) + name
+    doc = np.searchsorted(prefs.doc_key, key)
+    found = (name >= 0) & (doc < n_docs)
+    found[found] = prefs.doc_key[doc[found]] == key[found]
+    r, d, score = run_code[found], doc[found], scores[found]
+    # trec_eval's prefs order: score descending, then doc_id ascending (form_prefs_counts.c); the
+    # judged documents' order among themselves is all that counts
+    order = np.lexsort((d, -score, prefs.doc_topic[d], r))
+    r, d = r[order], d[order]
+    group = r * n_topics + prefs.doc_topic[d]
+    first = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(first)
+    rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
     ret = np.zeros((n_runs, n_docs), dtype=bool)
     ret[r, d] = True
     pos = np.zeros((n_runs, n_docs), dtype=np.int64)
     pos[r, d] = rank
     njr = np.zeros((n_runs, n_topics), dtype=np.int64)
     np.add.at(njr, (r, prefs.doc_topic[d]), 1)
-    before = np.cumsum(ret, axis=1) - ret  # retrieved documents before each (same topic or not)
+    cumulative = np.cumsum(ret, axis=1)
+    before = cumulative - ret  # retrieved documents before each (same topic or not)
     start = prefs.topic_start[prefs.doc_topic]
-    base = np.where(start > 0, (np.cumsum(ret, axis=1))[:, np.maximum(start - 1, 0)], 0)
+    base = np.where(start > 0, cumulative[:, np.maximum(start - 1, 0)], 0)
     unretrieved = njr[:, prefs.doc_topic] + (np.arange(n_docs) - start) - (before - base)
-    return ret, np.where(ret, pos, unretrieved), names, has
+    return ret, np.where(ret, pos, unretrieved), list(names), has
 
 
 def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
