@@ -40,6 +40,9 @@ API: dict[str, Entry] = {
     "read_zscores": Entry("pdeval.sources.zscores"),
     "read_qrels_jg": Entry("pdeval.integrations.trec_eval.judgment_groups"),
     "evaluate_judgment_groups": Entry("pdeval.integrations.trec_eval.judgment_groups", _RUN),
+    "read_prefs": Entry("pdeval.integrations.trec_eval.preferences"),
+    "qrels_prefs": Entry("pdeval.integrations.trec_eval.preferences", _QRELS),
+    "evaluate_preferences": Entry("pdeval.integrations.trec_eval.preferences", _RUN),
     "write_zscores": Entry("pdeval.sources.zscores"),
     "prels_qrels": Entry("pdeval.sources.sampled"),
     # evaluating

@@ -44,8 +44,6 @@ QUICKTEST = [
     ("-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test", "out.test.aqZ"),
 ]
 
-#: quicktest commands pdeval does not pass yet (preference judgments are not computed)
-NOT_YET = {"out.test.prefs", "out.test.qrels_prefs"}
 
 
 def run_cli(arguments: list) -> tuple[int, str, str]:
@@ -63,10 +61,6 @@ def nist(command: str) -> list:
 def test_every_nist_quicktest_command_prints_the_expected_output(command, expected):
     if not TESTS.exists():
         pytest.skip(f"trec_eval's test files ({TESTS}) are not available on this machine")
-    if expected in NOT_YET:
-        code, _, err = run_cli(nist(command))
-        assert code == 2 and "preference" in err  # refused, naming the reason
-        return
     code, out, err = run_cli(nist(command))
     assert code == 0, err
     assert out == (TESTS / expected).read_text()
@@ -167,7 +161,8 @@ def test_version_is_printed_on_stderr_with_exit_code_0():
     (["-R", "qrels_jg", "-m", "map"], "-m map: trec_eval computes it from -R qrels"),
     (["-m", "map_avgjg"], "-m map_avgjg: trec_eval computes it from -R qrels_jg"),
     (["-T", "trec_eval"], "argument -T/--Results_format: invalid choice"),
-    (["-R", "prefs", "-m", "all_prefs"], "preference judgments"),
+    (["-m", "prefs_simp"], "-m prefs_simp: trec_eval computes it from -R prefs or -R qrels_prefs"),
+    (["-R", "qrels_prefs", "-m", "map"], "-m map: trec_eval computes it from -R qrels"),
 ])
 def test_formats_and_measures_that_do_not_go_together_are_refused(arguments, message):
     code, _, err = run_cli([*arguments, str(OWN / "qrels.test"), str(OWN / "results.test")])
@@ -217,12 +212,6 @@ def _qrels_and_run(tmp_path: Path, relevance: str = "1", score: str = "1.0") -> 
 
 def _value(out: str, name: str) -> str:
     return next(line.split("\t")[2] for line in out.splitlines() if line.startswith(name) and "\tall\t" in line)
-
-
-def _still_refuses_prefs(tmp_path):
-    qrels, run = _qrels_and_run(tmp_path)
-    return all(run_cli([*options, qrels, run])[0] == 2
-               for options in (["-R", "prefs"], ["-R", "qrels_prefs"], ["-m", "prefs_simp"]))
 
 
 def _debug_prints_no_trace(tmp_path):
@@ -278,7 +267,6 @@ def _zscore_past_the_table_is_missing(tmp_path):
 
 #: the key of each remaining difference (as the guides name it) -> the check that it still holds
 DIFFERENCES = {
-    "prefs": _still_refuses_prefs,
     "debug": _debug_prints_no_trace,
     "missing-topic": _missing_topic_is_evaluated,
     "rbp": _rbp_does_not_depend_on_other_measures,
@@ -306,3 +294,59 @@ def test_the_guides_list_every_remaining_difference(tmp_path):
         folder = tmp_path / key
         folder.mkdir()
         assert check(folder), f"the difference {key!r} no longer holds: remove it from both guides and from here"
+
+
+def partial_prefs(qrels: Path, tmp_path: Path) -> Path:
+    """A preference file built from real qrels: per topic, judgment group "a" the grades (one
+    sub-group: classes), group "b" the same grades split over three sub-groups (a partial
+    order that transitivity completes in part), group "c" the grades reversed for every other
+    topic (a user who disagrees)."""
+    frame = pdeval.read_qrels(qrels)
+    frame = frame[frame["relevance"] >= 0]
+    rng = np.random.default_rng(3)
+    topics = sorted(frame["query_id"].unique())
+    parts = [frame.assign(jg="a", jsg="0"), frame.assign(jg="b", jsg=rng.integers(0, 3, len(frame)).astype(str))]
+    other = frame[frame["query_id"].isin(topics[::2])]
+    parts.append(other.assign(jg="c", jsg="0", relevance=other["relevance"].max() - other["relevance"]))
+    lines = pd.concat(parts)
+    path = tmp_path / "prefs"
+    path.write_text("".join(f"{q} {g} {s} {d} {r}\n" for q, g, s, d, r in
+                            lines[["query_id", "jg", "jsg", "doc_id", "relevance"]].itertuples(index=False)))
+    return path
+
+
+@pytest.mark.parametrize("folder, qrels", REAL, ids=[r[0] for r in REAL])
+def test_preference_measures_equal_trec_eval_on_real_runs(trec_eval_binary, tmp_path, folder, qrels):
+    runs = plain_runs(folder, 2, tmp_path)
+    prefs = partial_prefs(qrels, tmp_path) if folder.startswith("clef") else None
+    for run in runs:
+        assert_same(trec_eval_binary, ["-q", "-R", "qrels_prefs", "-m", "all_prefs", str(qrels), str(run)])
+        if prefs is not None:  # partial orders (several sub-groups) and disagreeing groups
+            assert_same(trec_eval_binary, ["-q", "-R", "prefs", "-m", "all_prefs", str(prefs), str(run)])
+    assert_same(trec_eval_binary, ["-q", "-M", "20", "-R", "qrels_prefs", "-m", "all_prefs", str(qrels), str(runs[0])])
+
+
+def test_preferences_in_the_api_match_the_command():
+    qrels = pdeval.read_qrels(OWN / "qrels.test")
+    run = pdeval.read_run(OWN / "results.test")
+    result = pdeval.evaluate_preferences(run, pdeval.qrels_prefs(qrels))
+    assert set(result["measure"]) == set(pdeval.integrations.trec_eval.preferences.PREFERENCE_MEASURES)
+    expected = (TESTS / "out.test.qrels_prefs") if TESTS.exists() else None
+    if expected is not None:
+        lines = [line.split("\t") for line in expected.read_text().splitlines()]
+        wanted = {(m.strip(), q): float(v) for m, q, v in lines if q != "all" and m.strip().startswith("prefs")}
+        got = {(m, q): v for m, q, v in result[["measure", "query_id", "value"]].itertuples(index=False)}
+        assert all(abs(got[key] - value) < 5e-5 for key, value in wanted.items())
+
+
+def test_preferences_follow_transitivity_and_refuse_contradictions():
+    prefs = pd.DataFrame({"query_id": "1", "judgment_group": "u", "judgment_subgroup": ["s", "s", "t", "t"],
+                          "doc_id": ["a", "b", "b", "c"], "relevance": [2.0, 1.0, 2.0, 1.0]})
+    run = pd.DataFrame({"query_id": "1", "doc_id": ["c", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    result = pdeval.evaluate_preferences(run, prefs, ["prefs_num_prefs_poss", "prefs_num_prefs_ful"])
+    assert result["value"].tolist() == [3.0, 0.0]  # a > b, b > c and, by transitivity, a > c: all reversed
+    contradiction = prefs.assign(relevance=[2.0, 1.0, 2.0, 1.0], doc_id=["a", "b", "b", "a"])
+    from pdeval.errors import PdevalError
+
+    with pytest.raises(PdevalError, match="inconsistent"):
+        pdeval.evaluate_preferences(run, contradiction)

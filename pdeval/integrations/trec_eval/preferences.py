@@ -365,15 +365,42 @@ def _positions(prefs: _Prefs, run: pd.DataFrame, depth: Optional[int]):
 
 def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Row-wise sums of ``values`` (runs x items) over items grouped by the sorted ``group``, in
-    item order (as trec_eval adds); 0 for an empty group."""
-    values = np.asarray(values, dtype=np.float64)
+    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) go through
+    one sparse product, exact in floating point."""
+    values = np.asarray(values)
     total = np.zeros((values.shape[0], n_groups))
+    if values.dtype.kind in "bui" and values.shape[1]:
+        from scipy import sparse
+
+        indicator = sparse.csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))),
+                                      shape=(n_groups, len(group)))
+        return np.asarray((indicator @ values.T.astype(np.float64)).T)
     start = np.searchsorted(group, np.arange(n_groups))
     end = np.searchsorted(group, np.arange(n_groups), side="right")
     filled = end > start
     if filled.any():
-        total[:, filled] = np.add.reduceat(values, start[filled], axis=1)
+        total[:, filled] = np.add.reduceat(values.astype(np.float64), start[filled], axis=1)
     return total
+
+
+def _padded(values: np.ndarray, group: np.ndarray, n_groups: int, fill=0.0) -> tuple:
+    """``values`` (runs x items, items sorted by ``group``) laid out as (runs x groups x longest
+    group), ``fill`` after each group's items; and each group's length."""
+    length = np.bincount(group, minlength=n_groups)
+    width = int(length.max()) if len(length) and length.max() > 0 else 1
+    within = np.arange(len(group)) - np.searchsorted(group, group)
+    out = np.full((values.shape[0], n_groups, width), fill, dtype=np.asarray(values).dtype)
+    out[:, group, within] = values
+    return out, length
+
+
+def _sequential(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Row-wise sums over sorted groups added one after the other, as C's loops add them
+    (numpy's own sums add pairwise, which can round the last bit differently)."""
+    if values.shape[1] == 0:
+        return np.zeros((values.shape[0], n_groups))
+    padded, _ = _padded(np.asarray(values, dtype=np.float64), group, n_groups)
+    return np.cumsum(padded, axis=2)[:, :, -1]
 
 
 def _ranks(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -446,7 +473,7 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def _jg_mean(values: np.ndarray, prefs: _Prefs) -> np.ndarray:
     """Σ over a topic's jgs / its number of jgs, 0 unless the sum is positive (NaN sums too)."""
     n_topics = len(prefs.topics)
-    total = _sums(values, prefs.jg_topic, n_topics)
+    total = _sequential(values, prefs.jg_topic, n_topics)
     count = np.bincount(prefs.jg_topic, minlength=n_topics)
     with np.errstate(invalid="ignore"):
         return np.where(total > 0, total / np.maximum(count, 1), 0.0)
@@ -485,21 +512,53 @@ def _measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
 
 
 def _pair_measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
+    """prefs_pair(_ret, _imp): per document pair with a preference, the share of the jgs that
+    prefer the document the run ranks first, summed over the retrieved pairs, then the pairs
+    with one document retrieved, divided by the number of pairs."""
     low, high, topic, n_topics = prefs.pair_low, prefs.pair_high, prefs.pair_topic, len(prefs.topics)
     low_first = pos[:, low] < pos[:, high]
-    share = _ratio(np.where(low_first, prefs.pair_low_first, prefs.pair_high_first),
-                   prefs.pair_low_first + prefs.pair_high_first)
+    total = prefs.pair_low_first + prefs.pair_high_first
+    share = _ratio(np.where(low_first, prefs.pair_low_first, prefs.pair_high_first), total)
     rl, rh = ret[:, low], ret[:, high]
     both, one = rl & rh, rl ^ rh
     s_ret, s_imp = _sums(np.where(both, share, 0.0), topic, n_topics), _sums(np.where(one, share, 0.0), topic, n_topics)
+    s_pair = s_ret + s_imp
+    # shares whose denominator is no power of two are not exact in binary: add those topics'
+    # shares in trec_eval's order (retrieved pairs by rank, then the others) to round as it does
+    inexact = np.bincount(topic, weights=(total.astype(np.int64) & (total.astype(np.int64) - 1)) != 0,
+                          minlength=n_topics) > 0
+    if inexact.any():
+        s_ret, s_pair = _ordered_pair_sums(prefs, pos, share, both, one, inexact, s_ret, s_pair)
     n_ret, n_imp = _sums(both, topic, n_topics), _sums(one, topic, n_topics)
     n_none = _sums(~rl & ~rh, topic, n_topics)
 
-    def mean(total, count):
-        return np.where(count > 0, _ratio(total, count), 0.0)
+    def mean(values, count):
+        return np.where(count > 0, _ratio(values, count), 0.0)
 
-    return {"prefs_pair": mean(s_ret + s_imp, n_ret + n_imp + n_none), "prefs_pair_ret": mean(s_ret, n_ret),
-            "prefs_pair_imp": mean(s_ret + s_imp, n_ret + n_imp)}
+    return {"prefs_pair": mean(s_pair, n_ret + n_imp + n_none), "prefs_pair_ret": mean(s_ret, n_ret),
+            "prefs_pair_imp": mean(s_pair, n_ret + n_imp)}
+
+
+def _ordered_pair_sums(prefs: _Prefs, pos, share, both, one, inexact, s_ret, s_pair):
+    """The pair sums of the ``inexact`` topics, added in trec_eval's loop order."""
+    chosen = np.flatnonzero(inexact[prefs.pair_topic])
+    topic = np.searchsorted(np.flatnonzero(inexact), prefs.pair_topic[chosen])
+    n = len(np.flatnonzero(inexact))
+    first = np.minimum(pos[:, prefs.pair_low[chosen]], pos[:, prefs.pair_high[chosen]])
+    second = np.maximum(pos[:, prefs.pair_low[chosen]], pos[:, prefs.pair_high[chosen]])
+    kind = np.where(both[:, chosen], 0, np.where(one[:, chosen], 1, 2))
+    scale = pos.shape[1] + 1
+    key = (kind * scale + first) * scale + second
+    keys, length = _padded(key, topic, n, fill=np.iinfo(np.int64).max)
+    values, _ = _padded(np.where(kind < 2, share[:, chosen], 0.0), topic, n)
+    order = np.argsort(keys, axis=2, kind="stable")
+    running = np.cumsum(np.take_along_axis(values, order, axis=2), axis=2)
+    n_both = _sums(both[:, chosen], topic, n).astype(np.int64)
+    at_ret = np.take_along_axis(running, np.maximum(n_both - 1, 0)[:, :, None], axis=2)[:, :, 0]
+    s_ret, s_pair = s_ret.copy(), s_pair.copy()
+    s_ret[:, inexact] = np.where(n_both > 0, at_ret, 0.0)
+    s_pair[:, inexact] = running[:, :, -1]
+    return s_ret, s_pair
 
 
 @contract(run=Frame("run"), prefs=Frame("any"), measures=Nullable(ListOf(Choice(*PREFERENCE_MEASURES))),
