@@ -41,11 +41,11 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Text, contract
-from pdeval.errors import ParseError, PdevalError
+from pdeval.common.contract import ALIEN, Boolean, Choice, Domain, Integer, ListOf, Nullable, Refused, Text, contract
+from pdeval.errors import ParseError, PdevalError, SchemaError
 from pdeval.frames.domains import Frame
 
-__all__ = ["PREFERENCE_MEASURES", "evaluate_preferences", "qrels_prefs", "read_prefs"]
+__all__ = ["PREFERENCE_MEASURES", "PREFS_COLUMNS", "PreferenceFrame", "evaluate_preferences", "qrels_prefs", "read_prefs"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -70,6 +70,28 @@ PREFERENCE_MEASURES = {
 }
 
 PREFS_COLUMNS = ["query_id", "judgment_group", "judgment_subgroup", "doc_id", "relevance"]
+
+
+class PreferenceFrame(Domain):
+    """The domain of a preference frame: a DataFrame with :data:`PREFS_COLUMNS`."""
+
+    text = f"a preference frame (columns {PREFS_COLUMNS})"
+
+    def convert(self, value):
+        if not isinstance(value, pd.DataFrame):
+            raise Refused(f"it is a {type(value).__name__}", SchemaError)
+        missing = [c for c in PREFS_COLUMNS if c not in value.columns]
+        if missing:
+            raise Refused(f"it lacks column(s) {missing}; it has {list(value.columns)[:8]} (read it with "
+                          "pdeval.read_prefs, or derive it from qrels with pdeval.qrels_prefs)", SchemaError)
+        return value
+
+    def outside(self) -> list:
+        return [ALIEN, None, pd.DataFrame({"x": [1]}), "prefs.txt"]
+
+    def example(self) -> pd.DataFrame:
+        return pd.DataFrame({"query_id": "1", "judgment_group": "0", "judgment_subgroup": "0", "doc_id": ["a", "b"],
+                             "relevance": [1.0, 0.0]})
 
 
 # --------------------------------------------------------------------------- reading
@@ -561,7 +583,7 @@ def _ordered_pair_sums(prefs: _Prefs, pos, share, both, one, inexact, s_ret, s_p
     return s_ret, s_pair
 
 
-@contract(run=Frame("run"), prefs=Frame("any"), measures=Nullable(ListOf(Choice(*PREFERENCE_MEASURES))),
+@contract(run=Frame("run"), prefs=PreferenceFrame(), measures=Nullable(ListOf(Choice(*PREFERENCE_MEASURES))),
           depth=Nullable(Integer(1)), complete=Boolean())
 def evaluate_preferences(
     run: pd.DataFrame,
@@ -619,10 +641,6 @@ def evaluate_preferences(
     1  run        1  prefs_num_prefs_poss  3.0000
     """
     names = list(measures) if measures is not None else list(PREFERENCE_MEASURES)
-    missing = [c for c in PREFS_COLUMNS if c not in prefs.columns]
-    if missing:
-        raise PdevalError(f"the preference frame lacks column(s) {missing}; it has {list(prefs.columns)} "
-                          "(read it with pdeval.read_prefs, or derive it from qrels with pdeval.qrels_prefs)")
     structure = _Prefs(prefs)
     ret, pos, runs, has = _positions(structure, run, depth)
     values = _measures(structure, ret, pos)
