@@ -615,7 +615,7 @@ def evaluate_preferences(
     measures : list of str, optional
         Names from :data:`PREFERENCE_MEASURES` (default: all, trec_eval's ``-m all_prefs``).
     depth : int, optional
-        Keep the first ``depth`` documents of each ranking (trec_eval ``-M``).
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
     complete : bool, default False
         Every topic of the preferences, a run lacking it scoring as an empty ranking
         (trec_eval ``-c``); otherwise the topics the run and the preferences share.
