@@ -27,10 +27,27 @@ from pdeval.errors import ParseError
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 
-__all__ = ["GROUP", "evaluate_judgment_groups", "read_qrels_jg"]
+__all__ = ["GROUP", "evaluate_judgment_groups", "read_qrels_jg", "table_lines"]
 
 #: the column of a judgment-group qrels frame naming the group
 GROUP = "judgment_group"
+
+
+def table_lines(source, n_fields: int, layout: str) -> tuple[list, list]:
+    """The whitespace-separated fields of each line of a trec_eval input file and the line
+    numbers, skipping blank lines and lines whose first field starts with ``#`` (as trec_eval's
+    readers do); a line with another number of fields is a :class:`ParseError` naming it."""
+    text = Path(source).read_bytes().decode("utf-8")
+    rows, numbers = [], []
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != n_fields:
+            raise ParseError(f"a {layout} line needs {n_fields} fields, got {len(fields)}", str(source), number)
+        rows.append(fields)
+        numbers.append(number)
+    return rows, numbers
 
 
 @contract(source=Text("a path to a qrels_jg file"))
@@ -72,16 +89,7 @@ def read_qrels_jg(source: Union[str, "os.PathLike[str]"]) -> pd.DataFrame:
     0        1              a     d1          1
     1        1              b     d1          0
     """
-    text = Path(source).read_bytes().decode("utf-8")
-    rows, lines = [], []
-    for number, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        if len(fields) != 4:
-            raise ParseError(f"a qrels_jg line needs 4 fields (qid jg docno rel), got {len(fields)}", str(source), number)
-        rows.append(fields)
-        lines.append(number)
+    rows, lines = table_lines(source, 4, "qrels_jg (qid jg docno rel)")
     frame = pd.DataFrame(rows, columns=["query_id", GROUP, "doc_id", "relevance"])
     relevance = pd.to_numeric(frame["relevance"], errors="coerce")
     bad = relevance.isna().to_numpy() | (relevance.to_numpy() % 1 != 0)

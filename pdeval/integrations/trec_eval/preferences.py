@@ -35,7 +35,6 @@ Everything is counted at once for every run, topic and jg: per-run document posi
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -44,6 +43,7 @@ import pandas as pd
 from pdeval.common.contract import ALIEN, Boolean, Choice, Domain, Integer, ListOf, Nullable, Refused, Text, contract
 from pdeval.errors import ParseError, PdevalError, SchemaError
 from pdeval.frames.domains import Frame
+from pdeval.integrations.trec_eval.judgment_groups import table_lines
 
 __all__ = ["PREFERENCE_MEASURES", "PREFS_COLUMNS", "PreferenceFrame", "evaluate_preferences", "qrels_prefs", "read_prefs"]
 
@@ -97,20 +97,6 @@ class PreferenceFrame(Domain):
 # --------------------------------------------------------------------------- reading
 
 
-def _lines(source: PathLike, n_fields: int, layout: str) -> tuple[list, list]:
-    text = Path(source).read_bytes().decode("utf-8")
-    rows, numbers = [], []
-    for number, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        if len(fields) != n_fields:
-            raise ParseError(f"a {layout} line needs {n_fields} fields, got {len(fields)}", str(source), number)
-        rows.append(fields)
-        numbers.append(number)
-    return rows, numbers
-
-
 def _levels(frame: pd.DataFrame, numbers: list, source: PathLike) -> pd.DataFrame:
     level = pd.to_numeric(frame["relevance"], errors="coerce")
     bad = np.flatnonzero(~np.isfinite(level.to_numpy(dtype=np.float64)))
@@ -155,14 +141,14 @@ def read_prefs(source: PathLike) -> pd.DataFrame:
     0        1              u                 s     d1        2.0
     1        1              u                 s     d2        1.0
     """
-    rows, numbers = _lines(source, 5, "prefs (qid jg jsg docno rel_level)")
+    rows, numbers = table_lines(source, 5, "prefs (qid jg jsg docno rel_level)")
     return _levels(pd.DataFrame(rows, columns=PREFS_COLUMNS), numbers, source)
 
 
 def read_qrels_prefs(source: PathLike) -> pd.DataFrame:
     """A qrels file read as preferences (trec_eval ``-R qrels_prefs``): the jg is the second
     column, one sub-group, the relevance as a number."""
-    rows, numbers = _lines(source, 4, "qrels (qid iter docno rel)")
+    rows, numbers = table_lines(source, 4, "qrels (qid iter docno rel)")
     frame = pd.DataFrame(rows, columns=["query_id", "judgment_group", "doc_id", "relevance"])
     frame = _levels(frame, numbers, source).assign(judgment_subgroup="0")
     return frame[PREFS_COLUMNS]
