@@ -251,6 +251,12 @@ def _gain_pairs_are_taken_in_level_order(tmp_path):
         run_cli(["-m", "ndcg.1=0.7,2=0.5", *own])[1], "ndcg")
 
 
+def _formats_choose_their_default_measures(tmp_path):
+    jg = run_cli(["-R", "qrels_jg", str(TESTS / "qrels.123"), str(OWN / "results.test")])[1] if TESTS.exists() else "map_avgjg"
+    prefs = run_cli(["-R", "qrels_prefs", str(OWN / "qrels.test"), str(OWN / "results.test")])[1]
+    return "map_avgjg" in jg and "prefs_simp" in prefs
+
+
 def _version_is_pdeval_s(tmp_path):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
@@ -273,6 +279,7 @@ DIFFERENCES = {
     "repeated-family": _repeated_family_prints_both,
     "input": _silently_wrong_input_is_refused,
     "gain-pair-order": _gain_pairs_are_taken_in_level_order,
+    "default-measures": _formats_choose_their_default_measures,
     "version": _version_is_pdeval_s,
     "zscore-table-end": _zscore_past_the_table_is_missing,
 }

@@ -103,7 +103,9 @@ def check_formats(args: argparse.Namespace) -> None:
     from pdeval.integrations.trec_eval.preferences import PREFERENCE_MEASURES
 
     prefs = args.rel_info_format in ("prefs", "qrels_prefs")
-    for item in select(args.measures or (["all_prefs"] if prefs else ["official"])).items:
+    if not args.measures and args.rel_info_format != "qrels":  # trec_eval's default (official) cannot be computed
+        args.measures = ["all_prefs" if prefs else "qrels_jg"]
+    for item in select(args.measures or ["official"]).items:
         if (item.name in PREFERENCE_MEASURES) != prefs:
             need = "-R prefs or -R qrels_prefs (preference judgments)" if not prefs else f"-R qrels (not -R {args.rel_info_format})"
             raise PdevalError(f"-m {item.name}: trec_eval computes it from {need}")
@@ -120,7 +122,7 @@ def prefs_table(args: argparse.Namespace):
                                                            read_qrels_prefs)
     from pdeval.sources.io import read_run
 
-    selection = select(args.measures or ["all_prefs"])
+    selection = select(args.measures)
     names = [item.name for item in selection.items]
     prefs = (read_prefs if args.rel_info_format == "prefs" else read_qrels_prefs)(args.qrels)
     prefs = only_topic(prefs, debug_topic(args))
