@@ -191,6 +191,12 @@ def test_fractional_gains_order_the_ideal_list_as_trec_eval_by_default_and_exact
             assert_same(trec_eval_binary, ["-q", "-m", f"{family}.{spec}", qrels, run])
 
 
+def test_rbp_resid_ignores_gains_as_trec_eval(trec_eval_binary):
+    own = [str(OWN / "qrels.rel_level"), str(OWN / "results.test")]
+    assert_same(trec_eval_binary, ["-q", "-m", "rbp_resid.1=0.5,p=0.8", *own])
+    assert "rbp_resid does not use gains" in run_cli(["-m", "rbp_resid.1=0.5", *own])[2]
+
+
 def test_trec_eval_gain_order_walks_the_levels_of_each_topic():
     from pdeval.engine.trec_gains import trec_order
 
@@ -241,8 +247,7 @@ def _silently_wrong_input_is_refused(tmp_path):
     qrels, run = _qrels_and_run(tmp_path, score="abc")
     bad_score = run_cli([qrels, run])[0] == 2
     own = [str(OWN / "qrels.rel_level"), str(OWN / "results.test")]
-    return bad_qrels and bad_score and run_cli(["-m", "ndcg.0=1", *own])[0] == 2 and run_cli(
-        ["-m", "rbp_resid.1=0.5", *own])[0] == 2
+    return bad_qrels and bad_score and run_cli(["-m", "ndcg.0=1", *own])[0] == 2
 
 
 def _gain_pairs_are_taken_in_level_order(tmp_path):

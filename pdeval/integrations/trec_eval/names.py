@@ -229,8 +229,9 @@ def _pairs_measure(family: Family, params: str, spec: str, gain_sort: str = "tre
             other.append(f"p={value!r}")
         else:
             raise MeasureError(f"-m {spec}: trec_eval's {family.name} takes no parameter {key!r}")
-    if gains and family.name == "rbp_resid":
-        raise MeasureError(f"-m {spec}: rbp_resid takes only p=")
+    if gains and family.name == "rbp_resid":  # trec_eval's rbp_resid reads p= only and ignores the gains
+        warnings.warn(f"-m {spec}: rbp_resid does not use gains (as in trec_eval, they are ignored)", stacklevel=2)
+        gains = {}
     if gains:
         other.append("gains={" + ",".join(f"{level}:{gain:g}" for level, gain in gains.items()) + "}")
         if gain_sort != "exact" and family.name in _GAIN_SORTED and any(g != int(g) for g in gains.values()):
