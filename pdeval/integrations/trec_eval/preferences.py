@@ -94,19 +94,22 @@ class _Prefs:
         groups = prefs.groupby(["query_id", "judgment_group"], sort=False)
         self.jg_topic = np.searchsorted(self.topics, np.array([k[0] for k in groups.groups.keys()], dtype=object))
         self.n_jgs = len(groups)
-        self._build(prefs, groups)
+        jg = groups.ngroup().to_numpy()
+        single = (groups["judgment_subgroup"].nunique() == 1).to_numpy()[jg]
+        parts = [_classes(prefs[single], jg[single])]  # every jg of one sub-group at once
+        for g in np.unique(jg[~single]):  # partial orders, one closure each (rare, small)
+            parts.append(_partial(prefs[jg == g], int(g)))
+        self._build(parts)
 
-    def _build(self, prefs: pd.DataFrame, groups) -> None:
-        member_rows, edges = [], []
-        for g, (_, rows) in enumerate(groups):
-            subgroups = rows["judgment_subgroup"].to_numpy()
-            if (subgroups == subgroups[0]).all():
-                member, edge = _classes(rows, g)
-            else:
-                member, edge = _partial(rows, g)
-            member_rows.append(member)
-            edges.append(edge)
-        members = pd.concat(member_rows, ignore_index=True)
+    def _build(self, parts: list) -> None:
+        members = pd.concat([member for member, _ in parts], ignore_index=True)
+        offsets = np.cumsum([0] + [len(member) for member, _ in parts[:-1]])
+        edge = np.concatenate([e + [0, 0, 0, o, o] for (_, e), o in zip(parts, offsets)]) if parts else np.zeros((0, 5))
+        order = np.argsort(members["jg"].to_numpy(), kind="stable")  # members grouped by jg
+        place = np.empty_like(order)
+        place[order] = np.arange(len(order))
+        members = members.iloc[order].reset_index(drop=True)
+        edge = edge[np.argsort(edge[:, 2], kind="stable")].astype(np.int64)
         self.member_jg = members["jg"].to_numpy(np.int64)
         self.member_doc = members["doc"].to_numpy(np.int64)
         self.member_rel = members["rel"].to_numpy(np.float64)
@@ -120,10 +123,8 @@ class _Prefs:
         self.num_rel = np.bincount(self.member_jg, weights=self.member_is_rel, minlength=self.n_jgs)
         self.num_nonrel = np.bincount(self.member_jg, weights=~self.member_is_rel & members["counted"].to_numpy(bool),
                                       minlength=self.n_jgs)
-        edge = np.concatenate(edges) if edges else np.zeros((0, 5), dtype=np.int64)
         self.edge_a, self.edge_b, self.edge_jg = edge[:, 0], edge[:, 1], edge[:, 2]
-        self.edge_ma = self.jg_start[self.edge_jg] + edge[:, 3]  # member rows of a and b
-        self.edge_mb = self.jg_start[self.edge_jg] + edge[:, 4]
+        self.edge_ma, self.edge_mb = place[edge[:, 3]], place[edge[:, 4]]  # member rows of a and b
         # EC jgs' Rnonrel recount: edges between classes above the lowest one
         self.edge_upper = ~self.member_nonrel[self.edge_mb] | ~self.jg_is_ec[self.edge_jg]
         self._pairs()
@@ -140,14 +141,24 @@ class _Prefs:
         self.pair_topic = self.doc_topic[self.pair_low] if len(unique) else np.zeros(0, dtype=np.int64)
 
 
-def _classes(rows: pd.DataFrame, g: int) -> tuple:
-    """A jg with one sub-group: every document preferred to every one of a lower level."""
+def _classes(rows: pd.DataFrame, jg: np.ndarray) -> tuple:
+    """The jgs of one sub-group (classes by level): every document preferred to every one of a
+    lower level of its jg. Edges (a, b, jg, member of a, member of b) are made per member: the
+    members of its jg below its level, a contiguous range once sorted by (jg, level descending)."""
     doc, rel = rows["_doc"].to_numpy(np.int64), rows["relevance"].to_numpy(np.float64)
-    lowest = rel == rel.min()
-    member = pd.DataFrame({"jg": g, "doc": doc, "rel": rel, "is_rel": rel > 0, "nonrel": lowest, "ec": True,
+    order = np.lexsort((-rel, jg))
+    doc, rel, jg = doc[order], rel[order], jg[order]
+    new_class = np.r_[True, (jg[1:] != jg[:-1]) | (rel[1:] != rel[:-1])] if len(jg) else np.zeros(0, dtype=bool)
+    key = np.cumsum(new_class)  # one integer per (jg, level), increasing
+    lower = np.searchsorted(key, key, side="right")  # the first member below the level
+    end = np.searchsorted(jg, jg, side="right")
+    lowest = rel == pd.Series(rel).groupby(jg).transform("min").to_numpy()
+    member = pd.DataFrame({"jg": jg, "doc": doc, "rel": rel, "is_rel": rel > 0, "nonrel": lowest, "ec": True,
                            "counted": True})
-    a, b = np.nonzero(rel[:, None] > rel[None, :])
-    return member, np.column_stack([doc[a], doc[b], np.full(len(a), g), a, b]).astype(np.int64)
+    count = end - lower
+    a = np.repeat(np.arange(len(doc)), count)
+    b = np.repeat(lower - np.r_[0, np.cumsum(count)[:-1]], count) + np.arange(count.sum())
+    return member, np.column_stack([doc[a], doc[b], jg[a], a, b]).astype(np.int64)
 
 
 def _partial(rows: pd.DataFrame, g: int) -> tuple:
@@ -173,7 +184,8 @@ def _partial(rows: pd.DataFrame, g: int) -> tuple:
     last = np.full(n, np.nan)  # a document's level: the one of its last line (trec_eval's rel_array)
     order = np.lexsort((-rel, rows["judgment_subgroup"].to_numpy()))
     last[local[order]] = rel[order]
-    member = pd.DataFrame({"jg": g, "doc": docs, "rel": last, "is_rel": last > 0, "nonrel": last == 0, "ec": False,
+    member = pd.DataFrame({"jg": np.full(n, g), "doc": docs, "rel": last, "is_rel": last > 0, "nonrel": last == 0,
+                           "ec": False,
                            "counted": last == 0})
     a, b = np.nonzero(closure)
     return member, np.column_stack([docs[a], docs[b], np.full(len(a), g), a, b]).astype(np.int64)
