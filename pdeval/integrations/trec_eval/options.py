@@ -118,16 +118,13 @@ def prefs_table(args: argparse.Namespace):
     printed as integers, and the command values (runid, num_q)."""
     from pdeval.integrations.trec_eval import output
     from pdeval.integrations.trec_eval.names import select
-    from pdeval.integrations.trec_eval.preferences import (PREFERENCE_MEASURES, evaluate_preferences, read_prefs,
-                                                           read_qrels_prefs)
-    from pdeval.sources.io import read_run
+    from pdeval.integrations.trec_eval.preferences import PREFERENCE_MEASURES, read_prefs, read_qrels_prefs
 
     selection = select(args.measures)
     names = [item.name for item in selection.items]
     prefs = (read_prefs if args.rel_info_format == "prefs" else read_qrels_prefs)(args.qrels)
     prefs = only_topic(prefs, debug_topic(args))
-    run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
-    result = evaluate_preferences(run, prefs, names, depth=args.depth, complete=args.complete)
+    result = _prefs_result(args, prefs, names)
     if result.empty:
         raise PdevalError(f"no topic of {' '.join(args.runs)} is in {args.qrels}")
     if args.zscores:
@@ -137,6 +134,30 @@ def prefs_table(args: argparse.Namespace):
     table = output.trec_eval_table(result, kinds, order, selection.command, args.per_topic)
     counts = {name for name in names if PREFERENCE_MEASURES[name][1] == "sum"} | {"num_q"}
     return table, counts, selection.command
+
+
+def _prefs_result(args: argparse.Namespace, prefs: pd.DataFrame, names: list) -> pd.DataFrame:
+    """The prefs_* values of the run files: the preferences prepared once, the files read and
+    evaluated a batch at a time (memory follows the batch, not all the files)."""
+    from pdeval.integrations.trec_eval.preferences import Preferences, evaluate_prepared
+    from pdeval.sources.io import read_run
+    from pdeval.sources.paths import resolve_sources
+
+    prepared = Preferences(prefs)
+    options = dict(depth=args.depth, complete=args.complete)
+    if args.run_from != "file":  # runs named by tag may span files: all at once
+        return evaluate_prepared(prepared, read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from),
+                                 names, **options)
+    files = resolve_sources(args.runs)
+    parts = []
+    for start in range(0, len(files), _FILES_PER_BATCH):
+        run = read_run([str(f) for f in files[start:start + _FILES_PER_BATCH]], duplicates=args.duplicates)
+        parts.append(evaluate_prepared(prepared, run, names, **options))
+    return pd.concat(parts, ignore_index=True)
+
+
+#: run files read and evaluated together under -R prefs / qrels_prefs
+_FILES_PER_BATCH = 8
 
 
 class _Named:

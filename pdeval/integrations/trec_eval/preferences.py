@@ -46,7 +46,7 @@ from pdeval.frames.domains import Frame
 from pdeval.integrations.trec_eval.preference_files import (PREFS_COLUMNS, PreferenceFrame, qrels_prefs, read_prefs,
                                                             read_qrels_prefs)
 
-__all__ = ["PREFERENCE_MEASURES", "PREFS_COLUMNS", "PreferenceFrame", "evaluate_preferences", "qrels_prefs", "read_prefs",
+__all__ = ["PREFERENCE_MEASURES", "PREFS_COLUMNS", "PreferenceFrame", "Preferences", "evaluate_prepared", "evaluate_preferences", "qrels_prefs", "read_prefs",
            "read_qrels_prefs"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -69,10 +69,14 @@ PREFERENCE_MEASURES = {
     "prefs_avgjg_imp": ("prefs_avgjg over retrieved and implied pairs", "mean"),
 }
 
+#: runs x preferences cells counted at once (memory: a few bytes each, in several arrays)
+_CELLS = 4_000_000
+
+
 # --------------------------------------------------------------------------- the preferences
 
 
-class _Prefs:
+class Preferences:
     """The preferences of every topic, independent of any run.
 
     docs: the judged documents, sorted by (topic, doc_id); members: (jg, doc) rows with the
@@ -210,7 +214,7 @@ def _lookup(values: pd.Series, table: np.ndarray) -> np.ndarray:
     return pc.fill_null(found, -1).to_numpy().astype(np.int64)
 
 
-def _positions(prefs: _Prefs, run: pd.DataFrame, depth: Optional[int]):
+def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
     """Per run: which judged documents it retrieves and their place (trec_eval's docid rank:
     retrieved judged documents 0.. in rank order, then the others by doc_id); the runs; which
     topics each run has."""
@@ -311,7 +315,7 @@ class _Counts:
     """trec_eval's counts per (run, jg): fulfilled and possible preferences by kind, relevant
     and nonrelevant documents retrieved, and the Rnonrel recounts."""
 
-    def __init__(self, prefs: _Prefs, ret: np.ndarray, pos: np.ndarray):
+    def __init__(self, prefs: Preferences, ret: np.ndarray, pos: np.ndarray):
         g, n = prefs.edge_jg, prefs.n_jgs
         ra, rb = ret[:, prefs.edge_a], ret[:, prefs.edge_b]
         before = pos[:, prefs.edge_a] < pos[:, prefs.edge_b]
@@ -336,7 +340,7 @@ class _Counts:
             nonrel_rank[:, sub] = _ranks(mg[sub] * scale + mpos[:, sub], mg[sub])
         self._recount(prefs, ra, rb, before, mret, all_rank, nonrel_rank)
 
-    def _recount(self, prefs: _Prefs, ra, rb, before, mret, all_rank, nonrel_rank) -> None:
+    def _recount(self, prefs: Preferences, ra, rb, before, mret, all_rank, nonrel_rank) -> None:
         """The fulfilled and possible counts of prefs_avgjg_Rnonrel(_ret) where a jg has more
         nonrelevant documents than relevant ones: only the first R nonrelevant ones count."""
         g, n, mg = prefs.edge_jg, prefs.n_jgs, prefs.member_jg
@@ -366,7 +370,7 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return numerator / denominator
 
 
-def _jg_mean(values: np.ndarray, prefs: _Prefs) -> np.ndarray:
+def _jg_mean(values: np.ndarray, prefs: Preferences) -> np.ndarray:
     """Σ over a topic's jgs / its number of jgs, 0 unless the sum is positive (NaN sums too)."""
     n_topics = len(prefs.topics)
     total = _sequential(values, prefs.jg_topic, n_topics)
@@ -375,7 +379,7 @@ def _jg_mean(values: np.ndarray, prefs: _Prefs) -> np.ndarray:
         return np.where(total > 0, total / np.maximum(count, 1), 0.0)
 
 
-def _measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
+def _measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict:
     """Every prefs_* measure as a (runs x topics) array."""
     c = _Counts(prefs, ret, pos)
     t, n_topics = prefs.jg_topic, len(prefs.topics)
@@ -407,7 +411,7 @@ def _measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
     return out
 
 
-def _pair_measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
+def _pair_measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict:
     """prefs_pair(_ret, _imp): per document pair with a preference, the share of the jgs that
     prefer the document the run ranks first, summed over the retrieved pairs, then the pairs
     with one document retrieved, divided by the number of pairs."""
@@ -435,7 +439,7 @@ def _pair_measures(prefs: _Prefs, ret: np.ndarray, pos: np.ndarray) -> dict:
             "prefs_pair_imp": mean(s_pair, n_ret + n_imp)}
 
 
-def _ordered_pair_sums(prefs: _Prefs, pos, share, both, one, inexact, s_ret, s_pair):
+def _ordered_pair_sums(prefs: Preferences, pos, share, both, one, inexact, s_ret, s_pair):
     """The pair sums of the ``inexact`` topics, added in trec_eval's loop order."""
     chosen = np.flatnonzero(inexact[prefs.pair_topic])
     topic = np.searchsorted(np.flatnonzero(inexact), prefs.pair_topic[chosen])
@@ -515,9 +519,18 @@ def evaluate_preferences(
     1  run        1  prefs_num_prefs_poss  3.0000
     """
     names = list(measures) if measures is not None else list(PREFERENCE_MEASURES)
-    structure = _Prefs(prefs)
+    return evaluate_prepared(Preferences(prefs), run, names, depth=depth, complete=complete)
+
+
+def evaluate_prepared(structure: "Preferences", run: pd.DataFrame, names: Sequence[str], *, depth: Optional[int] = None,
+                      complete: bool = False) -> pd.DataFrame:
+    """:func:`evaluate_preferences` with the preferences prepared once (:class:`Preferences`),
+    for runs evaluated a batch of files at a time."""
     ret, pos, runs, has = _positions(structure, run, depth)
-    values = _measures(structure, ret, pos)
+    # runs x edges arrays: a few million cells at a time bound the memory
+    chunk = max(1, _CELLS // max(len(structure.edge_a) + len(structure.pair_low), 1))
+    parts = [_measures(structure, ret[i:i + chunk], pos[i:i + chunk]) for i in range(0, max(len(runs), 1), chunk)]
+    values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     if complete:
         has = np.ones_like(has)
     r, t = np.nonzero(has)
