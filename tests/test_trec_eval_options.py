@@ -362,3 +362,14 @@ def test_preferences_follow_transitivity_and_refuse_contradictions():
 
     with pytest.raises(PdevalError, match="inconsistent"):
         pdeval.evaluate_preferences(run, contradiction)
+
+
+def test_zscores_of_preference_and_judgment_group_measures_equal_trec_eval(trec_eval_binary, tmp_path):
+    if not TESTS.exists():
+        pytest.skip(f"trec_eval's test files ({TESTS}) are not available on this machine")
+    zscores = tmp_path / "z"  # "~" sorts after every name: trec_eval's lookup stays inside its table
+    zscores.write_text("1.EC.AB prefs_simp 0.5 0.25\n11.PA=1 prefs_pair 0.2 0\n~ ~ 0 1\n")
+    assert_same(trec_eval_binary, ["-q", "-Z", str(zscores), "-R", "prefs", "-m", "all_prefs",
+                                   str(TESTS / "prefs.test"), str(TESTS / "prefs.results.test")])
+    assert_same(trec_eval_binary, ["-q", "-Z", str(TESTS / "zscores_file"), "-R", "qrels_jg", "-m", "qrels_jg",
+                                   str(TESTS / "qrels.123"), str(TESTS / "results.test")])
