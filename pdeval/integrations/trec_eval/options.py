@@ -11,7 +11,8 @@ trec_eval's getopt string is ``hvqm:cl:nD:JN:M:R:T:oZ:`` with long names
   ``%6.4f``, ``-1000000`` where the file lacks the (topic, measure) or where its deviation is
   0 and the value differs from its mean; ``relstring`` and ``runid`` are left as they are;
 * ``-R FORMAT``: ``qrels`` (the default), ``qrels_jg`` (judgment groups,
-  :mod:`.judgment_groups`); ``prefs`` and ``qrels_prefs`` are refused with the reason;
+  :mod:`.judgment_groups`), ``prefs`` and ``qrels_prefs`` (preference judgments,
+  :mod:`.preferences`); without ``-m`` the last three print their own measure sets;
 * ``-T FORMAT``: ``trec_results``, the only results format trec_eval 10.0 has;
 * ``-D LEVEL[.QID]``: the debug level is accepted and prints nothing (pdeval has no debug
   trace); ``.QID`` evaluates that topic only, as trec_eval does;
@@ -77,8 +78,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-Z", "--Zscore", dest="zscores", default=None, metavar="ZSCORE_FILE",
                         help="print z-scores against the 'qid measure mean stddev' lines of ZSCORE_FILE (trec_eval -Z)")
     parser.add_argument("-R", "--Rel_info_format", dest="rel_info_format", choices=REL_INFO_FORMATS,
-                        default="qrels", help="the qrels file's format: qrels, or qrels_jg (judgment groups in the "
-                                              "second column, for -m qrels_jg) (trec_eval -R)")
+                        default="qrels", help="the qrels file's format: qrels; qrels_jg (judgment groups in the "
+                                              "second column, -m qrels_jg); prefs (preference judgments: qid jg jsg "
+                                              "docno level) or qrels_prefs (qrels read as preferences), -m all_prefs "
+                                              "(trec_eval -R)")
     parser.add_argument("-T", "--Results_format", dest="results_format", choices=("trec_results",),
                         default="trec_results", help="the run files' format; trec_results only (trec_eval -T)")
     parser.add_argument("-D", "--Debug_level", dest="debug", default=None, metavar="LEVEL[.QID]",
