@@ -413,3 +413,30 @@ def test_preference_measures_equal_trec_eval_on_random_cases(trec_eval_binary, t
     prefs, run = random_prefs_case(seed, tmp_path)
     for options in (["-q", "-c"], ["-q", "-c", "-M", "5"]):
         assert_same(trec_eval_binary, [*options, "-R", "prefs", "-m", "all_prefs", str(prefs), str(run)])
+
+
+def random_groups_case(seed: int, folder: Path) -> tuple[Path, Path]:
+    """Random judgment groups (1-3 per topic, each judging a random subset, levels -1..3) and a
+    run with ties, unjudged documents and short lists."""
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for topic in range(1, int(rng.integers(2, 6)) + 1):
+        docs = [f"d{j}" for j in range(int(rng.integers(5, 40)))]
+        for group in range(int(rng.integers(1, 4))):
+            for j in rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False):
+                qrels_lines.append(f"{topic} {group} {docs[j]} {int(rng.choice([-1, 0, 0, 1, 1, 2, 3]))}")
+        retrieved = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
+        for rank, j in enumerate(retrieved):
+            run_lines.append(f"{topic} Q0 {docs[j]} {rank} {int(rng.integers(0, 6)) / 2} rnd")
+    qrels, run = folder / f"qrels{seed}.jg", folder / f"run{seed}"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run.write_text("\n".join(run_lines) + "\n")
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_judgment_groups_equal_trec_eval_on_random_cases(trec_eval_binary, tmp_path, seed):
+    qrels, run = random_groups_case(seed, tmp_path)
+    for options in (["-q"], ["-q", "-c", "-l", "2"], ["-q", "-J", "-M", "10"]):
+        assert_same(trec_eval_binary, [*options, "-R", "qrels_jg", "-m", "qrels_jg", "-m", "P_avgjg.1,3",
+                                       "-m", "Rprec_mult_avgjg.0.5,1.5", str(qrels), str(run)])
