@@ -21,16 +21,19 @@ from typing import Any, Iterable, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.common.contract import Text, contract
+from pdeval.common.contract import Instance, Text, contract
 from pdeval.engine.options import takes_engine_options
 from pdeval.errors import ParseError
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 
-__all__ = ["GROUP", "evaluate_judgment_groups", "read_qrels_jg", "table_lines"]
+__all__ = ["FILE", "GROUP", "evaluate_judgment_groups", "read_qrels_jg", "table_lines"]
 
 #: the column of a judgment-group qrels frame naming the group
 GROUP = "judgment_group"
+
+#: a file named by a string or a path object
+FILE = Text("a file path") | Instance((os.PathLike,), "a file path", Path("file.txt"))
 
 
 def table_lines(source, n_fields: int, layout: str) -> tuple[list, list]:
@@ -50,7 +53,7 @@ def table_lines(source, n_fields: int, layout: str) -> tuple[list, list]:
     return rows, numbers
 
 
-@contract(source=Text("a path to a qrels_jg file"))
+@contract(source=FILE)
 def read_qrels_jg(source: Union[str, "os.PathLike[str]"]) -> pd.DataFrame:
     """Read a trec_eval judgment-group qrels file (``qid jg docno rel``, trec_eval ``-R qrels_jg``).
 

@@ -18,7 +18,10 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import Boolean, Integer, Nullable, contract
 from pdeval.errors import MeasureError, PdevalError
+from pdeval.frames.domains import Frame
+from pdeval.integrations.trec_eval.judgment_groups import FILE
 from pdeval.frames.canonical import as_result, result_keys
 from pdeval.measures import parse, parse_all
 from pdeval.measures.trec_sets import relstring
@@ -257,6 +260,7 @@ def tsv_text(table: pd.DataFrame, names: dict, counts: set, runids: Optional[dic
     return "\n".join(lines.tolist()) + "\n"
 
 
+@contract(result=Frame("result", variants=False), path=Nullable(FILE), per_topic=Boolean(), digits=Nullable(Integer(0)))
 def write_trec_eval(
     result: pd.DataFrame,
     path: Optional[PathLike] = None,
@@ -268,14 +272,14 @@ def write_trec_eval(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame (``run``, ``query_id``, ``measure``, ``value``); a frame without
         ``run`` is one run named ``run``.
-    path
+    path : str or path, optional
         Where to write the text (default: only return it).
-    per_topic
+    per_topic : bool, default True
         Per-topic lines (``trec_eval -q``) first; ``False`` leaves them out.
-    digits
+    digits : int, optional
         Decimals of the values (trec_eval's 4; ``None`` prints the shortest text that reads
         back exactly).
 
@@ -292,6 +296,21 @@ def write_trec_eval(
     ------
     PdevalError
         When the result has variant keys (``level``, ``sample``): select one variant first.
+
+    See Also
+    --------
+    read_trec_eval : read trec_eval output back into a result frame.
+    evaluate : the result frame to write.
+
+    Examples
+    --------
+    >>> result = pd.DataFrame({"run": "bm25", "query_id": ["1", "2"], "measure": "AP", "value": [0.5, 0.25]})
+    >>> print(pdeval.write_trec_eval(result), end="")
+    map                   \t1\t0.5000
+    map                   \t2\t0.2500
+    runid                 \tall\tbm25
+    num_q                 \tall\t2
+    map                   \tall\t0.3750
     """
     result = as_result(result)
     extra = [k for k in result_keys(result) if k not in ("run", "query_id")]

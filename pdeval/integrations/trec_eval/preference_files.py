@@ -19,7 +19,7 @@ import pandas as pd
 from pdeval.common.contract import ALIEN, Domain, Nullable, Refused, Text, contract
 from pdeval.errors import ParseError, SchemaError
 from pdeval.frames.domains import Frame
-from pdeval.integrations.trec_eval.judgment_groups import table_lines
+from pdeval.integrations.trec_eval.judgment_groups import FILE, table_lines
 
 __all__ = ["PREFS_COLUMNS", "PreferenceFrame", "qrels_prefs", "read_prefs", "read_qrels_prefs"]
 
@@ -62,7 +62,7 @@ def _levels(frame: pd.DataFrame, numbers: list, source: PathLike) -> pd.DataFram
     return frame.assign(relevance=level.astype(np.float64))
 
 
-@contract(source=Text("a path to a prefs file"))
+@contract(source=FILE)
 def read_prefs(source: PathLike) -> pd.DataFrame:
     """Read a trec_eval preference file (``qid jg jsg docno rel_level``, trec_eval ``-R prefs``).
 

@@ -24,7 +24,9 @@ from typing import Optional, Union
 
 import pandas as pd
 
+from pdeval.common.contract import Boolean, Choice, Nullable, Text, contract
 from pdeval.errors import ParseError, PdevalError
+from pdeval.integrations.trec_eval.judgment_groups import FILE
 from pdeval.integrations.trec_eval.names import pdeval_name
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -102,6 +104,8 @@ def _apply_duplicates(frame: pd.DataFrame, duplicates: str, file: Path) -> pd.Da
     return frame[~frame.duplicated(key, keep=duplicates)]
 
 
+@contract(source=FILE, summary=Boolean(), run=Nullable(Text("a run name")), canonical=Boolean(),
+          duplicates=Choice(*DUPLICATES))
 def read_trec_eval(
     source: PathLike,
     *,
@@ -114,24 +118,24 @@ def read_trec_eval(
 
     Parameters
     ----------
-    source
+    source : str or path
         A file of ``measure topic value`` lines (trec_eval) or ``run measure topic value``
         lines (``pdeval eval`` with several runs); ``.gz``/``.bz2``/``.xz`` are read too.
         Several trec_eval outputs concatenated are read as one run each (named by their
         ``runid`` lines).
-    summary
-        ``False`` (default): the per-topic lines (``trec_eval -q``) as a result frame
+    summary : bool, default False
+        ``False``: the per-topic lines (``trec_eval -q``) as a result frame
         ``run, query_id, measure, value``. ``True``: the ``all`` lines as a frame ``run,
         measure, value`` (the shape of :func:`pdeval.summarize`).
-    run
+    run : str, optional
         The run name; by default the output's ``runid`` line, else the file's name
         (:func:`pdeval.sources.io.run_name`).
-    canonical
+    canonical : bool, default True
         Rename trec_eval's measure names to pdeval's canonical strings where pdeval knows
         the measure (``map`` -> ``AP``); ``False`` keeps the names as printed.
-    duplicates
-        A (run, topic, measure) given on several lines: ``"error"`` (default) refuses the
-        file, ``"first"`` / ``"last"`` keep one of the lines.
+    duplicates : {'error', 'first', 'last'}, default 'error'
+        A (run, topic, measure) given on several lines: ``"error"`` refuses the file,
+        ``"first"`` / ``"last"`` keep one of the lines.
 
     Returns
     -------
@@ -146,11 +150,24 @@ def read_trec_eval(
         repeated (run, topic, measure) under ``duplicates="error"``, text that is not UTF-8.
     PdevalError
         For a file without per-topic lines when ``summary=False``.
+
+    See Also
+    --------
+    write_trec_eval : write a result frame as trec_eval output.
+    evaluate : compute the values instead of reading them.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.trec_eval")
+    >>> _ = open(path, "w").write("map\\t1\\t0.5000\\nmap\\t2\\t0.2500\\nrunid\\tall\\tbm25\\nmap\\tall\\t0.3750\\n")
+    >>> pdeval.read_trec_eval(path)
+        run query_id measure  value
+    0  bm25        1      AP   0.50
+    1  bm25        2      AP   0.25
     """
     from pdeval.sources.paths import run_name
 
-    if duplicates not in DUPLICATES:
-        raise PdevalError(f"duplicates must be one of {DUPLICATES}, got {duplicates!r}")
     file = Path(source)
     rows, runids, width = _rows(file, _text(file))
     if not rows:
