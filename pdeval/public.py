@@ -38,6 +38,11 @@ API: dict[str, Entry] = {
     "read_trec_eval": Entry("pdeval.integrations.trec_eval"),
     "write_trec_eval": Entry("pdeval.integrations.trec_eval", _RESULT),
     "read_zscores": Entry("pdeval.sources.zscores"),
+    "read_qrels_jg": Entry("pdeval.integrations.trec_eval.judgment_groups"),
+    "evaluate_judgment_groups": Entry("pdeval.integrations.trec_eval.judgment_groups", _RUN),
+    "read_prefs": Entry("pdeval.integrations.trec_eval.preference_files"),
+    "qrels_prefs": Entry("pdeval.integrations.trec_eval.preference_files", _QRELS),
+    "evaluate_preferences": Entry("pdeval.integrations.trec_eval.preferences", _RUN),
     "write_zscores": Entry("pdeval.sources.zscores"),
     "prels_qrels": Entry("pdeval.sources.sampled"),
     # evaluating

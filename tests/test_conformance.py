@@ -200,10 +200,8 @@ def test_pytrec_eval_on_real_clef_runs(folder):
 # of them, on random cases, and on real CLEF 2015 and DL 2021 runs.
 import contextlib  # noqa: E402
 import io  # noqa: E402
-import shutil  # noqa: E402
 import subprocess  # noqa: E402
 
-TOOLS = HERE.parents[1] / "shared" / "tools" / "trec_eval-10.0"
 TREC_TESTS = SHARED / "trec_eval-tests" / "test"
 
 #: option sets every input is compared under
@@ -216,21 +214,6 @@ OPTION_SETS = [
     ["-q", "-l", "2", "-m", "all_trec"],
     ["-q", "-M", "100", "-m", "all_trec"],
 ]
-
-
-@pytest.fixture(scope="session")
-def trec_eval_binary(tmp_path_factory) -> Path:
-    """trec_eval 10.0 built once per session into a temporary folder."""
-    if not TOOLS.exists():
-        pytest.skip(f"trec_eval's source ({TOOLS}) is not available on this machine")
-    if shutil.which("make") is None or (shutil.which("gcc") or shutil.which("cc")) is None:
-        pytest.skip("no C compiler (gcc/cc) and make to build trec_eval 10.0")
-    folder = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(TOOLS, folder)
-    built = subprocess.run(["make", "trec_eval"], cwd=folder, capture_output=True, text=True, timeout=600)
-    if built.returncode != 0 or not (folder / "trec_eval").exists():
-        pytest.skip(f"trec_eval 10.0 did not build: {built.stderr[-300:]}")
-    return folder / "trec_eval"
 
 
 def pdeval_cli(options: list, qrels: Path, run: Path) -> str:

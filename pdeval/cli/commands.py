@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from pdeval.errors import DuplicateError, MeasureError, PdevalError
+from pdeval.integrations.trec_eval import options as trec_options
 
 _EVAL_EPILOG = """\
 examples:
@@ -116,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0, help="with --estimate: the seed of the draws (default 0)")
     ev.add_argument("--bounds-unjudged", choices=("all", "absent", "pooled"), default="all",
                     help="with --bounds: which unjudged documents to fill in (absent from the qrels, pooled -1, or both)")
+    trec_options.add_options(ev)
 
     ms = _subparser(commands, "measures", help="list the measures and how each treats unjudged documents",
                     description="List the measures, one a line; give names for the details of each.")
@@ -184,7 +186,7 @@ def _selection(args: argparse.Namespace):
     from pdeval.integrations.trec_eval import names as trec_names
     from pdeval.measures import parse
 
-    selection = trec_names.select(args.measures or ["official"])
+    selection = trec_names.select(args.measures or ["official"], gain_sort=args.gain_sort)
     items = list(selection.items)
     if selection.relstring is not None:
         length, shown = selection.relstring
@@ -258,6 +260,8 @@ def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
 
     options = dict(complete=args.complete, depth=args.depth,
                    score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
+    if trec_options.GROUP in qrels.columns:  # -R qrels_jg
+        return trec_options.evaluate_groups(args, qrels, measures, options), None
     one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
     run = None if one_at_a_time else read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     try:
@@ -278,9 +282,14 @@ def _eval(args: argparse.Namespace) -> int:
     from pdeval.sources.io import read_qrels
 
     _check_file_names(args)
+    trec_options.check_formats(args)
+    if args.rel_info_format in ("prefs", "qrels_prefs"):  # preference judgments
+        table, counts, command = trec_options.prefs_table(args)
+        return _print_table(args, table, {}, counts, command, None)
     measures, names, order, selection, relstring = _selection(args)
+    trec_options.check_measures(args, selection)
     command = selection.command
-    qrels = read_qrels(args.qrels, duplicates=args.duplicates)
+    qrels = trec_options.only_topic(trec_options.read_rel_info(args, read_qrels), trec_options.debug_topic(args))
     num_rel = _complete_num_rel(args, measures)
     result, filled = _evaluate_files(args, qrels, measures + ([num_rel[1]] if num_rel else []))
     summary = None
@@ -288,6 +297,8 @@ def _eval(args: argparse.Namespace) -> int:
         summary = output.complete_num_rel(result, num_rel[0], str(num_rel[1]))
         result = result[result["measure"] != str(num_rel[1])]
     result = output.trec_eval_values(result, measures, args.judged_only)
+    if args.zscores:
+        result = trec_options.zscore_values(result, args.zscores, names, set(relstring[1]) if relstring else set())
     if result.empty:  # (evaluate refuses no shared topic itself; kept for runs with no rows left)
         raise PdevalError(
             f"no topic of {' '.join(args.runs)} is in {args.qrels}: qrels topics {_some(qrels['query_id'])} "
@@ -302,12 +313,24 @@ def _eval(args: argparse.Namespace) -> int:
             table.loc[table["measure"] == relstring[0], "residual"] = "''"
     if args.estimate:
         _add_estimates(table, args, qrels, measures)
-    use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
     counts = {str(m) for m in measures if m.spec.name in output.COUNTS} | {"num_q"}
+    return _print_table(args, table, names, counts, command, relstring)
+
+
+def _print_table(args: argparse.Namespace, table, names: dict, counts: set, command: list, relstring) -> int:
+    """Print trec_eval's rows (tsv) or the tidy table (csv, json)."""
+    from pdeval.integrations.trec_eval import output
+
+    use_trec_names = args.names == "trec_eval" or (args.names == "auto" and args.format == "tsv")
+    if args.zscores:  # trec_eval prints every z-score with four decimals, named Z...
+        counts, names = set(), trec_options.z_names(table, names, relstring)
+    if args.nosummary:
+        table = trec_options.nosummary(table)
     if args.format == "tsv":
-        runids = _runids(args) if "runid" in command else None
+        runids = _runids(args) if "runid" in command and not args.nosummary else None
         extra = (("high", "residual") if args.bounds else ()) + (("estimate", "low", "high") if args.estimate else ())
-        sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
+        if len(table):  # -n without -q prints nothing
+            sys.stdout.write(output.tsv_text(table, names if use_trec_names else {}, counts, runids, extra))
     else:
         if use_trec_names:
             table["measure"] = table["measure"].map(lambda m: names.get(m, m))

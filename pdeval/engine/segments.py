@@ -93,9 +93,15 @@ class QrelsTable:
             self._cache[key] = self.count(self.levels < rel)
         return self._cache[key]
 
-    def ideal_gains(self, gains: Optional[Mapping[int, float]] = None) -> tuple[np.ndarray, np.ndarray]:
-        """The ideal list's gains per entry (gain descending, zero gains dropped), and offsets."""
-        key = ("ideal", _freeze(gains))
+    def ideal_gains(self, gains: Optional[Mapping[int, float]] = None,
+                    order: str = "exact") -> tuple[np.ndarray, np.ndarray]:
+        """The ideal list's gains per entry (gain descending, zero gains dropped), and offsets;
+        ``order="trec_eval"``: in trec_eval's order (:mod:`pdeval.engine.trec_gains`)."""
+        key = ("ideal", _freeze(gains), order)
+        if key not in self._cache and order == "trec_eval":
+            from pdeval.engine.trec_gains import ideal_walk
+
+            self._cache[key] = ideal_walk(self.levels, self.offsets, gains)
         if key not in self._cache:
             gain = gain_of(self.levels, gains)
             entries = self.entry_of_level
@@ -296,14 +302,16 @@ class Segments:
         """N of each segment's topic (retrieved or not)."""
         return self.qrels.num_nonrel(rel)[self.topic]
 
-    def ideal(self, gains: Optional[Mapping[int, float]] = None, depth: Optional[int] = None) -> "Segments":
+    def ideal(self, gains: Optional[Mapping[int, float]] = None, depth: Optional[int] = None,
+              order: str = "exact") -> "Segments":
         """The ideal lists (MEASURES.md 0.7) as segments of gains, one per segment here.
 
         The returned object's ``rel`` holds the *gains* (float) of the ideal list of each
         segment's topic, sorted descending, zero gains dropped; with ``depth``, only their
-        first ``depth`` ranks (for a measure with a cutoff).
+        first ``depth`` ranks (for a measure with a cutoff). ``order="trec_eval"``: the gains
+        in trec_eval's order (:mod:`pdeval.engine.trec_gains`), which differs for fractional gains.
         """
-        gain, offsets = self.qrels.ideal_gains(gains)
+        gain, offsets = self.qrels.ideal_gains(gains, order)
         starts, ends = offsets[self.topic], offsets[self.topic + 1]
         lengths = ends - starts if depth is None else np.minimum(ends - starts, int(depth))
         new_offsets = np.zeros(self.n_segments + 1, dtype=np.int64)

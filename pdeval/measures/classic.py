@@ -178,10 +178,11 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
     return seg.sum_at(at, gain[at] / np.log2(rank + 1.0))
 
 
-def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]]) -> np.ndarray:
+def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]],
+              gain_sort: str = "exact") -> np.ndarray:
     """trec_eval's nDCG: disc(r) = 1/log2(r+1); ideal over all gain>0 documents. M19."""
     dcg = _trec_dcg(seg, seg.gain(gains), cutoff)
-    ideal = seg.ideal(gains, depth=cutoff)
+    ideal = seg.ideal(gains, depth=cutoff, order=gain_sort)
     ideal_dcg = _trec_dcg(ideal, ideal.rel, cutoff)
     return divide(dcg, ideal_dcg)
 
@@ -192,8 +193,8 @@ def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[i
     sparse=True,
     cutoff="optional",
     gains=True,
-    params={"dcg": "trec", "base": 2.0, "l": 1000},
-    choices={"dcg": ("trec", "sakai")},
+    params={"dcg": "trec", "base": 2.0, "l": 1000, "gain_sort": "exact"},
+    choices={"dcg": ("trec", "sakai"), "gain_sort": ("exact", "trec_eval")},
     aliases=("ndcg_trec",),
     summary="normalised DCG; dcg=trec: trec_eval's 1/log2(r+1); dcg=sakai: Sakai 2007's log-base discount with cutoff l",
     unjudged=AS_NONREL,
@@ -210,10 +211,16 @@ def ndcg(
     dcg: str = "trec",
     base: float = 2.0,
     l: int = 1000,
+    gain_sort: str = "exact",
 ) -> np.ndarray:
     """nDCG: ``dcg="trec"`` (default) is trec_eval's ``ndcg`` / ``ndcg_cut.k`` (M19);
     ``dcg="sakai"`` is Sakai 2007's form with discount 1/log_base(r) beyond rank ``base``
-    and cutoff ``l`` (M18). Undefined when no document of the topic has a positive gain."""
+    and cutoff ``l`` (M18). Undefined when no document of the topic has a positive gain.
+    ``gain_sort="trec_eval"`` orders the ideal list's gains as trec_eval 10.0 does (gains less
+    than 1 apart compare equal, :mod:`pdeval.engine.trec_gains`); the default is the exact
+    order; the two differ only for fractional gains."""
+    if gain_sort != "exact" and dcg == "sakai":
+        raise MeasureError("nDCG: gain_sort='trec_eval' is trec_eval's order, for dcg=trec only")
     if dcg == "trec" and (float(base) != 2.0 or int(l) != 1000):
         given = ", ".join(f"{k}={v!r}" for k, v, d in (("base", base, 2.0), ("l", l, 1000)) if v != d)
         raise MeasureError(
@@ -224,7 +231,7 @@ def ndcg(
         from pdeval.measures.graded import ndcg_sakai
 
         return ndcg_sakai(seg, cutoff=cutoff, gains=gains, base=base, l=l)
-    return ndcg_trec(seg, cutoff=cutoff, gains=gains)
+    return ndcg_trec(seg, cutoff=cutoff, gains=gains, gain_sort=gain_sort)
 
 
 @register(

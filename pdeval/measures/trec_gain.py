@@ -20,6 +20,11 @@ IN_IDEAL = "contributes 0 (in the ideal list)"
 JK2002 = "Järvelin & Kekäläinen 2002 (ACM TOIS 20(4))"
 
 
+#: the ideal list's order: exact, or trec_eval's (gains less than 1 apart compare equal; see
+#: pdeval.engine.trec_gains), the two differ for fractional gains only
+_SORT = {"params": {"gain_sort": "exact"}, "choices": {"gain_sort": ("exact", "trec_eval")}}
+
+
 def _gain_register(name: str, trec_eval: str, summary: str, reference: str, **extra):
     return register(
         name, gains=True, summary=summary, unjudged=AS_NONREL, pooled=AS_NONREL, unretrieved=IN_IDEAL,
@@ -40,10 +45,10 @@ def _discounted(seg: Segments, gain: np.ndarray) -> np.ndarray:
     return gain / np.log2(seg.rank.astype(np.float64) + 1.0)
 
 
-def _run_and_ideal(seg: Segments, gains: Gains):
+def _run_and_ideal(seg: Segments, gains: Gains, gain_sort: str = "exact"):
     level_gains(seg, gains)  # rejects negative gains
     gain = seg.gain(gains)
-    ideal = seg.ideal(gains)
+    ideal = seg.ideal(gains, order=gain_sort)
     return gain, ideal
 
 
@@ -56,22 +61,22 @@ def dcg(seg: Segments, *, gains: Gains = None) -> np.ndarray:
 
 
 @_gain_register("IdealDCG", "ideal_dcg", "DCG of the ideal list of the topic",
-                f"{JK2002}; trec_eval 10 m_ndcg.c (ideal_dcg)", aliases=("ideal_dcg",))
-def ideal_dcg(seg: Segments, *, gains: Gains = None) -> np.ndarray:
+                f"{JK2002}; trec_eval 10 m_ndcg.c (ideal_dcg)", aliases=("ideal_dcg",), **_SORT)
+def ideal_dcg(seg: Segments, *, gains: Gains = None, gain_sort: str = "exact") -> np.ndarray:
     """The DCG of the topic's ideal list (every judged document of positive gain, best first)."""
-    _, ideal = _run_and_ideal(seg, gains)
+    _, ideal = _run_and_ideal(seg, gains, gain_sort)
     return ideal.sum(_discounted(ideal, ideal.rel))
 
 
 @_gain_register(
     "G", "G", "normalised gain G: each gain over log2(2 + ideal cost so far − gain so far), over the ideal gain",
-    "trec_eval 10 m_G.c (experimental, 2008)",
+    "trec_eval 10 m_G.c (experimental, 2008)", **_SORT,
 )
-def g_measure(seg: Segments, *, gains: Gains = None) -> np.ndarray:
+def g_measure(seg: Segments, *, gains: Gains = None, gain_sort: str = "exact") -> np.ndarray:
     """G = (1 / Σ ideal gains) Σ_{r: g(r) ≠ 0} g(r) / log2(2 + C(r) − S(r)), with S(r) the gain
     of the first r documents and C(r) = Σ_{j ≤ r} max(ideal gain at j, 1) the ideal cost
     (positions beyond the ideal list cost 1). 0 when the topic has no positive gain."""
-    gain, ideal = _run_and_ideal(seg, gains)
+    gain, ideal = _run_and_ideal(seg, gains, gain_sort)
     extra = ideal.cumsum(np.maximum(ideal.rel - 1.0, 0.0))
     rank = seg.rank.astype(np.int64)
     segment = seg.segment_of_row
@@ -87,12 +92,12 @@ def g_measure(seg: Segments, *, gains: Gains = None) -> np.ndarray:
 
 @_gain_register(
     "nDCGRel", "ndcg_rel", "nDCG averaged over the relevant (positive gain) documents; an unretrieved one counts the final nDCG",
-    f"{JK2002}; trec_eval 10 m_ndcg_rel.c (experimental)",
+    f"{JK2002}; trec_eval 10 m_ndcg_rel.c (experimental)", **_SORT,
 )
-def ndcg_rel(seg: Segments, *, gains: Gains = None) -> np.ndarray:
+def ndcg_rel(seg: Segments, *, gains: Gains = None, gain_sort: str = "exact") -> np.ndarray:
     """ndcg_rel = (1/L) [Σ_{retrieved r: g(r) > 0} DCG(r) / IDCG(min(r, L)) + (L − found) · DCG(n) / IDCG(L)],
     L the length of the ideal list; 0 when the sum is 0."""
-    gain, ideal = _run_and_ideal(seg, gains)
+    gain, ideal = _run_and_ideal(seg, gains, gain_sort)
     run_dcg = seg.cumsum(_discounted(seg, gain))
     ideal_dcg_ = ideal.cumsum(_discounted(ideal, ideal.rel))
     segment = seg.segment_of_row
@@ -109,13 +114,13 @@ def ndcg_rel(seg: Segments, *, gains: Gains = None) -> np.ndarray:
 
 @_gain_register(
     "RnDCG", "Rndcg", "nDCG averaged at the R levels: the ranks where the ideal list's gain changes",
-    f"{JK2002}; trec_eval 10 m_Rndcg.c (experimental)", rel=True,
+    f"{JK2002}; trec_eval 10 m_Rndcg.c (experimental)", rel=True, **_SORT,
 )
-def r_ndcg(seg: Segments, *, gains: Gains = None, rel: int = 1) -> np.ndarray:
+def r_ndcg(seg: Segments, *, gains: Gains = None, rel: int = 1, gain_sort: str = "exact") -> np.ndarray:
     """Rndcg = the mean of nDCG@i over the positions i = 1..L after which the ideal list's gain
     changes (i = L included), plus nDCG over the whole list when it is longer than L + 1;
     0 when R = 0."""
-    gain, ideal = _run_and_ideal(seg, gains)
+    gain, ideal = _run_and_ideal(seg, gains, gain_sort)
     run_dcg = seg.cumsum(_discounted(seg, gain))
     ideal_dcg_ = ideal.cumsum(_discounted(ideal, ideal.rel))
     ideal_segment = ideal.segment_of_row
@@ -140,12 +145,12 @@ def r_ndcg(seg: Segments, *, gains: Gains = None, rel: int = 1) -> np.ndarray:
 
 @_gain_register(
     "nDCGp", "ndcg_p", "nDCG with discount 1 at rank 1 and 1/log2(r) after (trec_eval's ndcg_p)",
-    f"{JK2002}; trec_eval 10 m_ndcg_p.c (defined there but left out of its measure table)", rel=True,
+    f"{JK2002}; trec_eval 10 m_ndcg_p.c (defined there but left out of its measure table)", rel=True, **_SORT,
 )
-def ndcg_p(seg: Segments, *, gains: Gains = None, rel: int = 1) -> np.ndarray:
+def ndcg_p(seg: Segments, *, gains: Gains = None, rel: int = 1, gain_sort: str = "exact") -> np.ndarray:
     """ndcg_p = Σ g(r) d(r) / Σ ideal g(q) d(q) with d(1) = 1, d(r) = 1/log2(r) for r > 1;
     0 when no relevant document (level >= rel) is retrieved."""
-    gain, ideal = _run_and_ideal(seg, gains)
+    gain, ideal = _run_and_ideal(seg, gains, gain_sort)
 
     def discounted(view: Segments, values: np.ndarray) -> np.ndarray:
         rank = view.rank.astype(np.float64)

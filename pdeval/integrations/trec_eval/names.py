@@ -17,6 +17,7 @@ whose input formats pdeval does not read: they are refused with that reason
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -24,11 +25,10 @@ from pdeval.errors import MeasureError
 from pdeval.measures import Measure, parse
 
 __all__ = [
-    "COMMAND", "DEFAULT_CUTOFFS", "FAMILIES", "NICKNAMES", "ORDER", "REFUSED", "Family", "Item", "Selection",
+    "COMMAND", "DEFAULT_CUTOFFS", "FAMILIES", "JUDGMENT_GROUP_FAMILIES", "NICKNAMES", "ORDER", "REFUSED", "Family", "Item", "Selection",
     "order_key", "pdeval_name", "select",
 ]
 
-_JG = "needs judgment groups (trec_eval -R qrels_jg), an input format pdeval does not read"
 _PREFS = "needs preference judgments (trec_eval -R prefs or qrels_prefs), an input format pdeval does not read"
 _PREF_NAMES = (
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
@@ -37,7 +37,10 @@ _PREF_NAMES = (
 )
 
 #: trec_eval measures pdeval refuses, with the reason
-REFUSED = {**{name: _PREFS for name in _PREF_NAMES}, "map_avgjg": _JG, "P_avgjg": _JG, "Rprec_mult_avgjg": _JG}
+REFUSED = {name: _PREFS for name in _PREF_NAMES}
+
+#: trec_eval's judgment-group measures (-R qrels_jg): the measure averaged over the groups of a topic
+JUDGMENT_GROUP_FAMILIES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,10 @@ FAMILIES = {f.name: f for f in (
     Family("set_map", "plain", "SetAP"),
     Family("set_F", "params", "SetF(beta={0!r})", (1.0,)),
     Family("num_nonrel_judged_ret", "plain", "NumNonrelJudgedRet"),
-    *(Family(name, "refused") for name in _PREF_NAMES),
-    Family("map_avgjg", "refused"),
-    Family("P_avgjg", "refused"),
-    Family("Rprec_mult_avgjg", "refused"),
+    *(Family(name, "prefs") for name in _PREF_NAMES),
+    Family("map_avgjg", "plain", "AP"),
+    Family("P_avgjg", "cut", "P@{k}", DEFAULT_CUTOFFS),
+    Family("Rprec_mult_avgjg", "cut_double", "RprecMult(m={k!r})", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     Family("yaap", "plain", "YAAP"),
     Family("rbp", "pairs", "RBPtrec"),
     Family("rbp_resid", "pairs", "RBPresid"),
@@ -159,6 +162,8 @@ class Selection:
     #: relstring: (length N, printed name) when asked for
     relstring: Optional[tuple] = None
     _explicit: dict = field(default_factory=dict, repr=False)  # family -> parameters given
+    #: the ideal list's gain order of the gain measures: trec_eval's (the default) or "exact"
+    gain_sort: str = "trec_eval"
 
     @property
     def measures(self) -> list:
@@ -170,12 +175,15 @@ class Selection:
 def _cut_longs(name: str, params: str, spec: str) -> tuple:
     values = set()
     for part in params.split(","):
-        found = _LEADING_INT.match(part)
-        if not found or found.group(0).strip() != part.strip():
+        found = _LEADING_INT.match(part)  # trec_eval reads each with atol: 23.4 is 23
+        if not found or not re.fullmatch(r"(\.\d*)?\s*", part[found.end():]):
             raise MeasureError(
                 f"-m {spec}: trec_eval's {name} takes a comma-separated list of integer cut-offs, e.g. {name}.5,10,20"
             )
         values.add(int(found.group(0)))
+        if part.strip() != found.group(0).strip():
+            warnings.warn(f"-m {spec}: the cut-off {part.strip()} is read as {int(found.group(0))}, as trec_eval reads it",
+                          stacklevel=2)
     if min(values) < 1:
         raise MeasureError(f"-m {spec}: the cut-offs of {name} must be positive integers")
     return tuple(sorted(values))
@@ -203,7 +211,11 @@ def _pairs(name: str, params: str, spec: str) -> dict:
     return pairs
 
 
-def _pairs_measure(family: Family, params: str, spec: str) -> str:
+#: trec_eval's families whose ideal list follows its gain order (gain_sort="trec_eval")
+_GAIN_SORTED = {"ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "G"}
+
+
+def _pairs_measure(family: Family, params: str, spec: str, gain_sort: str = "trec_eval") -> str:
     pairs = _pairs(family.name, params, spec)
     gains, other = {}, []
     for key, value in pairs.items():
@@ -217,14 +229,17 @@ def _pairs_measure(family: Family, params: str, spec: str) -> str:
             other.append(f"p={value!r}")
         else:
             raise MeasureError(f"-m {spec}: trec_eval's {family.name} takes no parameter {key!r}")
-    if gains and family.name == "rbp_resid":
-        raise MeasureError(f"-m {spec}: rbp_resid takes only p=")
+    if gains and family.name == "rbp_resid":  # trec_eval's rbp_resid reads p= only and ignores the gains
+        warnings.warn(f"-m {spec}: rbp_resid does not use gains (as in trec_eval, they are ignored)", stacklevel=2)
+        gains = {}
     if gains:
         other.append("gains={" + ",".join(f"{level}:{gain:g}" for level, gain in gains.items()) + "}")
+        if gain_sort != "exact" and family.name in _GAIN_SORTED and any(g != int(g) for g in gains.values()):
+            other.append(f"gain_sort={gain_sort}")  # the orders differ for fractional gains only
     return family.template + (f"({','.join(other)})" if other else "")
 
 
-def _expand(family: Family, params: Optional[str], spec: str) -> list:
+def _expand(family: Family, params: Optional[str], spec: str, gain_sort: str = "trec_eval") -> list:
     """The (pdeval measure, printed name, sub-order) triples of one family and its parameters."""
     given = params is not None and params != ""
     if family.kind == "plain":
@@ -250,12 +265,18 @@ def _expand(family: Family, params: Optional[str], spec: str) -> list:
         if len(values) != len(family.defaults):
             raise MeasureError(f"-m {spec}: trec_eval's {family.name} takes {len(family.defaults)} number(s)")
         return [(family.template.format(*values) if given else family.template.split("(")[0], name, 0)]
-    return [(_pairs_measure(family, params, spec) if given else family.template, name, 0)]
+    return [(_pairs_measure(family, params, spec, gain_sort) if given else family.template, name, 0)]
 
 
 def _add_family(family: Family, params: Optional[str], spec: str, selection: Selection, from_nickname: bool) -> None:
     if family.kind == "refused":
         raise MeasureError(f"-m {spec}: pdeval does not compute trec_eval's {family.name}: {REFUSED[family.name]}")
+    if family.kind == "prefs":  # computed from preference judgments (-R prefs), not by a pdeval measure
+        if params:
+            raise MeasureError(f"-m {spec}: {family.name} takes no parameters")
+        if family.name not in {item.name for item in selection.items}:
+            selection.items.append(Item(family.name, family.name, family.name))
+        return
     if family.kind == "command":
         if params:
             raise MeasureError(f"-m {spec}: {family.name} takes no parameters")
@@ -276,14 +297,14 @@ def _add_family(family: Family, params: Optional[str], spec: str, selection: Sel
             selection.relstring = (length, f"relstring_{params}" if given else "relstring")
     else:
         known = {item.measure for item in selection.items}
-        for measure, name, sub in _expand(family, params, spec):
+        for measure, name, sub in _expand(family, params, spec, selection.gain_sort):
             if measure not in known:
                 selection.items.append(Item(measure, name, family.name, sub))
     if given:
         explicit.setdefault(family.name, params)
 
 
-def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
+def select(specs: list, *, selection: Optional[Selection] = None, gain_sort: str = "trec_eval") -> Selection:
     """Translate ``-m`` values into a :class:`Selection`.
 
     Each value is a trec_eval nickname (``official``, ``all_trec``, ``set``), a trec_eval
@@ -299,6 +320,10 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
         The ``-m`` values, in the order given.
     selection
         A selection to add to (default: a new one).
+    gain_sort
+        The ideal list's gain order of ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg`` and
+        ``ideal_dcg`` with fractional ``level=gain`` parameters: ``"trec_eval"`` (trec_eval
+        10.0's, gains less than 1 apart compare equal) or ``"exact"``.
 
     Returns
     -------
@@ -312,7 +337,7 @@ def select(specs: list, *, selection: Optional[Selection] = None) -> Selection:
         Naming the ``-m`` value: a measure pdeval does not know, a parameter trec_eval's
         measure does not take, or a refused measure with the reason.
     """
-    selection = selection if selection is not None else Selection()
+    selection = selection if selection is not None else Selection(gain_sort=gain_sort)
     for spec in specs:
         text = spec.strip()
         if text in NICKNAMES:

@@ -39,8 +39,12 @@ _REAL_CUTOFFS = {"IPrec": ("iprec_at_recall", "recall"), "RprecMult": ("Rprec_mu
 #: measures whose undefined value trec_eval prints as ``-nan`` (0/0 on an empty condensed list, -J)
 NAN_PRINTED = {"IPrec", "IPrecAvg"}
 
+#: measures whose undefined value trec_eval always prints as ``-nan``: Rndcg when the topic has
+#: relevant documents but no ideal list (gains of 0, or trec_eval's order of fractional gains)
+NAN_ALWAYS = {"RnDCG"}
+
 __all__ = [
-    "COUNTS", "MIN_GEO_MEAN", "NAN_PRINTED", "complete_num_rel", "trec_eval_name", "trec_eval_table",
+    "COUNTS", "MIN_GEO_MEAN", "NAN_ALWAYS", "NAN_PRINTED", "complete_num_rel", "trec_eval_name", "trec_eval_table",
     "trec_eval_values", "tsv_text", "write_trec_eval",
 ]
 
@@ -51,6 +55,7 @@ def trec_eval_values(result: pd.DataFrame, measures, judged_only: bool) -> pd.Da
     ``-J`` left empty; without -J an empty list is a -c topic, which trec_eval ranks as one
     unjudged document, so 0)."""
     keep = {str(m) for m in measures if m.spec.name in NAN_PRINTED} if judged_only else set()
+    keep |= {str(m) for m in measures if m.spec.name in NAN_ALWAYS}
     value = result["value"].to_numpy(dtype=np.float64)
     zero = np.isnan(value) & ~result["measure"].isin(keep).to_numpy()
     return result.assign(value=np.where(zero, 0.0, value))
@@ -94,18 +99,44 @@ def trec_eval_name(measure) -> str:
 
 
 def _summaries(result: pd.DataFrame, kinds: dict) -> pd.DataFrame:
-    """The ``all`` value of each (run, measure): sum, mean or geometric mean over topics."""
-    frame = result[["run", "measure", "value"]]
+    """The ``all`` value of each (run, measure): sum, mean or geometric mean over topics, each
+    sum added topic after topic in byte order of the topic ids, as trec_eval's accumulation does
+    (pandas' compensated sums can round the fourth decimal the other way on a tie)."""
+    frame = result[["run", "measure", "value", "query_id"]]
     kind = frame["measure"].map(kinds).fillna("mean").to_numpy()
+    frame = frame[kind != "none"]
+    kind = kind[kind != "none"]
     values = frame["value"].to_numpy(dtype=np.float64)
     logs = np.log(np.maximum(np.where(kind == "gmean", values, 1.0), MIN_GEO_MEAN))
-    frame = frame.assign(value=values, _log=logs, _kind=kind)
-    frame = frame[frame["_kind"] != "none"].assign(_nan=np.isnan(frame["value"].to_numpy()))
-    group = frame.groupby(["run", "measure"], sort=False)
-    total = pd.concat([group["value"].sum(), group["value"].mean(), group["_log"].mean(), group["_kind"].first(),
-                       group["_nan"].any()], axis=1, keys=["sum", "mean", "log", "kind", "nan"]).reset_index()
-    value = np.where(total["kind"] == "sum", total["sum"], np.where(total["kind"] == "gmean", np.exp(total["log"]), total["mean"]))
-    return total.assign(value=np.where(total["nan"], np.nan, value))[["run", "measure", "value"]]  # NaN spreads
+    keys = frame[["run", "measure"]].astype(str)
+    group, uniques = pd.MultiIndex.from_frame(keys).factorize()
+    topic = np.asarray(frame["query_id"].astype(str).str.encode("utf-8"), dtype=object) if len(frame) else np.zeros(0)
+    order = np.lexsort((topic.astype(bytes) if len(frame) else topic, group)) if len(frame) else np.zeros(0, dtype=int)
+    group, values, logs = group[order], values[order], logs[order]
+    count = np.bincount(group, minlength=len(uniques))
+    total, log_total = _sequential_sums(values, group, count), _sequential_sums(logs, group, count)
+    first = np.searchsorted(group, np.arange(len(uniques)))
+    group_kind = kind[order][first] if len(first) else np.zeros(0, dtype=object)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(group_kind == "sum", total,
+                         np.where(group_kind == "gmean", np.exp(log_total / count), total / count))
+    nan = np.bincount(group, weights=np.isnan(values), minlength=len(uniques)) > 0
+    runs, measures = (uniques.get_level_values(0), uniques.get_level_values(1)) if len(uniques) else ([], [])
+    run_of = dict(zip(keys["run"], frame["run"]))  # the run's own value (not its text)
+    return pd.DataFrame({"run": [run_of[r] for r in runs], "measure": list(measures),
+                         "value": np.where(nan, np.nan, value)})  # NaN spreads
+
+
+def _sequential_sums(values: np.ndarray, group: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per group (rows sorted by group), the sum of its values added one after the other (C's
+    loop; numpy's and pandas' sums add pairwise or compensated)."""
+    if len(values) == 0:
+        return np.zeros(len(count))
+    width = int(count.max())
+    within = np.arange(len(group)) - np.searchsorted(group, group)
+    padded = np.zeros((len(count), width))
+    padded[group, within] = values
+    return np.cumsum(padded, axis=1)[:, -1]
 
 
 def _relstring_rows(result: pd.DataFrame, codes: list, name: str) -> pd.DataFrame:
