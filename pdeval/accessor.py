@@ -79,7 +79,7 @@ class IRAccessor:
     @property
     def plot(self) -> "_Plots":
         """The figures of :mod:`pdeval.report.figures` with this frame as their data:
-        ``result.ir.plot.topic_distributions("AP")``, ``curve.ir.plot.robustness_curve()``."""
+        ``result.ir.plot.topic_distributions(measures="AP")``, ``curve.ir.plot.robustness_curve()``."""
         return _Plots(self._frame)
 
 

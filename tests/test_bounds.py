@@ -259,7 +259,7 @@ def test_accessor_cli_and_figure(tmp_path, capsys):
     frame = run.ir.bounds(qrels, ["P@10", "RBP"], duplicates="first")
     assert list(frame.columns) == ["run", "query_id", "measure", "value", "if_nonrelevant", "if_relevant", "low",
                                    "high", "residual", "monotone"]
-    fig = plotting.bound_intervals(frame, "P@10")
+    fig = plotting.bound_intervals(frame, measures="P@10")
     fig.savefig(tmp_path / "bounds.png")
     assert len(fig.axes[0].get_yticklabels()) == 4
     plt.close(fig)

@@ -25,6 +25,8 @@ from pdeval.errors import PdevalError
 from pdeval.public import API
 
 FUNCTIONS = {name: getattr(pdeval, name) for name in API if inspect.isfunction(getattr(pdeval, name))}
+#: the figures (``df.ir.plot.<figure>``) carry their contracts too
+FUNCTIONS.update({f"plot.{name}": getattr(pdeval.plotting, name) for name in pdeval.plotting.__all__})
 SKIPPED_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 

@@ -329,8 +329,8 @@ def test_estimate_intervals_figure_and_refusal():
 
     run, qrels = collection(12)
     means = pdeval.estimate(run, qrels, ["P@5", "AP"], n_resamples=50, seed=1, level="run")
-    fig = figures.estimate_intervals(means, "AP")
+    fig = figures.estimate_intervals(means, measures="AP")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(
         means[means["measure"] == "AP"].sort_values("estimate", ascending=False)["run"])
     with pytest.raises(SchemaError, match="level='run'"):
-        figures.estimate_intervals(pdeval.estimate(run, qrels, "AP", n_resamples=5, seed=1), "AP")
+        figures.estimate_intervals(pdeval.estimate(run, qrels, "AP", n_resamples=5, seed=1), measures="AP")

@@ -182,7 +182,7 @@ def test_swap_rate_curve_facets_variants(study, tmp_path):
 
 
 def test_topic_distributions(study, tmp_path):
-    fig = plotting.topic_distributions(study["full"], "AP")
+    fig = plotting.topic_distributions(study["full"], measures="AP")
     render(fig, tmp_path / "topics.png")
     ax = fig.axes[0]
     assert ax.get_xlabel() == "AP per topic"
@@ -192,8 +192,8 @@ def test_topic_distributions(study, tmp_path):
     assert names == list(means.sort_values(ascending=False).index)
     assert max(len(line) for t in ax.get_yticklabels() for line in t.get_text().split("\n")) <= 32
     with pytest.raises(SchemaError, match="several variants"):
-        plotting.topic_distributions(study["reduced"], "AP")
-    fig = plotting.topic_distributions(study["reduced"][study["reduced"]["sample"] == 0], "AP", hue="level")
+        plotting.topic_distributions(study["reduced"], measures="AP")
+    fig = plotting.topic_distributions(study["reduced"][study["reduced"]["sample"] == 0], measures="AP", hue="level")
     render(fig, tmp_path / "topics_hue.png")
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["20", "50"]
 
@@ -227,7 +227,7 @@ def test_each_measure_has_one_colour_in_every_figure(study):
     for ax in grid.axes.flat:
         measure = ax.get_title().split(" against ")[0]
         assert tuple(ax.collections[0].get_facecolor()[0][:3]) == pytest.approx(want[measure])
-    fig = plotting.topic_distributions(study["full"], "Bpref", palette=palette)
+    fig = plotting.topic_distributions(study["full"], measures="Bpref", palette=palette)
     box = next(p for p in fig.axes[0].patches)
     assert tuple(box.get_facecolor()[:3]) == pytest.approx(want["Bpref"])
     with pytest.raises(SchemaError, match="no colour"):

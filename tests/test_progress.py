@@ -102,7 +102,7 @@ result = pdeval.evaluate(clef.runs, clef.qrels, {MEASURES!r})
     "power = pdeval.discriminative_power(result, n_resamples=1000, progress=True)",
     "swaps = pdeval.swap_rates(result, c=6, n_resamples=60, progress=True)",
     "figures.swap_rate_curve(swaps.bins)",  # a FacetGrid as the cell's value
-    "result.ir.plot.topic_distributions('AP')",  # a Figure as the cell's value, through the accessor
+    "result.ir.plot.topic_distributions(measures='AP')",  # a Figure as the cell's value, through the accessor
     "grid = figures.swap_rate_curve(swaps.bins)\ntype(grid).__name__",  # kept: still a FacetGrid
     "grid",  # shown again from its name: the figure once more, no text line
 ]

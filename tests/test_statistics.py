@@ -760,7 +760,7 @@ def test_significance_matrix_figure(real):
     pairs = tukey_hsd(real, n_resamples=300, seed=0, progress=False)
     with pytest.raises(SchemaError, match="one \\(measure, variant\\) group"):
         significance_matrix(pairs)
-    fig = pairs.ir.plot.significance_matrix("AP")
+    fig = pairs.ir.plot.significance_matrix(measures="AP")
     image = fig.axes[0].images[0].get_array()
     m = real["run"].nunique()
     assert image.shape == (m, m)

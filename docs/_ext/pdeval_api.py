@@ -66,7 +66,20 @@ def api_page(package) -> str:
             continue
         lines += ["", title, "-" * len(title), "", ".. autosummary::", "   :toctree: generated", ""]
         lines += [f"   {name}" for name in groups[title]]
+    lines += figures_section()
     return "\n".join(lines) + "\n"
+
+
+def figures_section() -> list[str]:
+    """The figures, reached as ``df.ir.plot.<figure>(...)`` (the frame is their first argument)."""
+    from pdeval.report import figures
+
+    title = "Figures (df.ir.plot)"
+    lines = ["", title, "-" * len(title), "",
+             "The seaborn figures of :mod:`pdeval.report.figures`: ``result.ir.plot.topic_distributions(measures=\"AP\")``",
+             "is ``pdeval.plotting.topic_distributions(result, measures=\"AP\")``.", "",
+             ".. currentmodule:: pdeval.report.figures", "", ".. autosummary::", "   :toctree: generated", ""]
+    return lines + [f"   {name}" for name in figures.__all__] + ["", ".. currentmodule:: pdeval"]
 
 
 def write_api_page(source_dir: Path) -> Path:

@@ -42,7 +42,10 @@ from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson,
 from pdeval.evaluation.results import summarize
 from pdeval.errors import SchemaError
 from pdeval.report.display import notebook_figure
-from pdeval.report.run_figures import bound_intervals, estimate_intervals, significance_matrix
+from pdeval.analysis.coefficients import METHODS as COEFFICIENTS
+from pdeval.common.contract import Anything, Boolean, Choice, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
+from pdeval.frames.domains import Frame
+from pdeval.report.run_figures import MEASURE, TITLE, bound_intervals, estimate_intervals, significance_matrix
 from pdeval.report.style import (
     BAND_ALPHA,
     KEY_LABELS,
@@ -67,6 +70,14 @@ from pdeval.report.style import (
 
 #: the figures (``df.ir.plot.<figure>``); the helper :func:`measure_palette` is importable from
 #: here but is not a figure
+#: the domains the figures share (:mod:`pdeval.common.contract`)
+MEASURES = Nullable(ListOf(Text("a measure of the frame")))
+METHODS = Nullable(ListOf(Choice(*COEFFICIENTS)))
+PALETTE = Nullable(MappingOf(Text("a measure"), Anything(why="a matplotlib colour, checked by matplotlib")))
+SIZE = Real(0, closed="neither")
+SPREAD = Anything(why="seaborn's errorbar argument (a name, a (name, level) pair or a callable), checked by seaborn")
+X = Text("a column of the frame")
+
 __all__ = [
     "robustness_curve",
     "mean_by_level",
@@ -81,6 +92,8 @@ __all__ = [
 ]
 
 
+@contract(correlations=Frame("any"), x=X, methods=METHODS, measures=MEASURES, spread=SPREAD, height=SIZE,
+          aspect=SIZE, palette=PALETTE)
 def robustness_curve(
     correlations: pd.DataFrame,
     *,
@@ -135,6 +148,7 @@ def robustness_curve(
     return grid
 
 
+@contract(result=Frame("result"), x=X, measures=MEASURES, spread=SPREAD, height=SIZE, aspect=SIZE, palette=PALETTE)
 def mean_by_level(
     result: pd.DataFrame,
     *,
@@ -203,6 +217,8 @@ def _pair_panel(data: pd.DataFrame, color=None, palette: Palette = None, **_: ob
             bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "0.8"})
 
 
+@contract(estimated=Frame("any"), actual=Frame("any"), col_wrap=Nullable(Integer(1)), height=SIZE,
+          palette=PALETTE)
 def estimated_vs_actual(
     estimated: pd.DataFrame,
     actual: pd.DataFrame,
@@ -264,10 +280,11 @@ def estimated_vs_actual(
     return grid
 
 
+@contract(data=Frame("any"), methods=Choice(*COEFFICIENTS), measures=MEASURES, title=TITLE)
 def correlation_heatmap(
     data: pd.DataFrame,
-    method: str = "tau_b",
     *,
+    methods: str = "tau_b",
     measures: Optional[Sequence[str]] = None,
     title: Optional[str] = None,
 ) -> Figure:
@@ -275,11 +292,11 @@ def correlation_heatmap(
 
     The table of Sakai (2007), Table 2, drawn as a heatmap. ``data`` is the square output of
     :func:`pdeval.correlation_table` or a result frame with one ranking per measure (the
-    table is then computed with ``method``, measures in order of appearance). Cell [row, column] compares the ranking by the
+    table is then computed with ``methods``, measures in order of appearance). Cell [row, column] compares the ranking by the
     column measure with the ranking by the row (reference) measure.
     """
     if "measure" in data.columns and "value" in data.columns:
-        table = correlation_table(data, methods=method, measures=measure_order(data, measures))
+        table = correlation_table(data, methods=methods, measures=measure_order(data, measures))
     else:
         table = data if measures is None else data.loc[list(measures), list(measures)]
     n = len(table)
@@ -287,19 +304,20 @@ def correlation_heatmap(
     fig, ax = plt.subplots(figsize=(size + 1.0, size))
     vmin = 0.0 if float(np.nanmin(table.to_numpy(float))) >= 0 else -1.0
     sns.heatmap(table.astype(float), annot=True, fmt=".2f", cmap="viridis", vmin=vmin,
-                vmax=1.0 if method != "rms" else None, square=True, linewidths=0.5, ax=ax,
-                cbar_kws={"label": METHOD_LABELS.get(method, method), "shrink": 0.8})
+                vmax=1.0 if methods != "rms" else None, square=True, linewidths=0.5, ax=ax,
+                cbar_kws={"label": METHOD_LABELS.get(methods, methods), "shrink": 0.8})
     ax.set_xlabel("measure (estimate)")
     ax.set_ylabel("reference measure")
     ax.tick_params(axis="x", labelrotation=45)
     for label in ax.get_xticklabels():
         label.set_horizontalalignment("right")
     ax.tick_params(axis="y", labelrotation=0)
-    ax.set_title(title or f"{METHOD_LABELS.get(method, method)} between system rankings by each measure")
+    ax.set_title(title or f"{METHOD_LABELS.get(methods, methods)} between system rankings by each measure")
     fig.tight_layout()
     return fig
 
 
+@contract(summary=Frame("any"), hue=Nullable(Text("a column of the frame")), palette=PALETTE)
 def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = None, palette: Palette = None) -> Figure:
     """Discriminative power of each measure: share of run pairs with ASL < alpha.
 
@@ -345,6 +363,8 @@ def discriminative_power_bars(summary: pd.DataFrame, *, hue: Optional[str] = Non
     return fig
 
 
+@contract(bins=Frame("any"), threshold=Nullable(Real(0, 1)), measures=MEASURES, height=SIZE, aspect=SIZE,
+          palette=PALETTE)
 def swap_rate_curve(
     bins: pd.DataFrame,
     *,
@@ -399,10 +419,12 @@ def swap_rate_curve(
     return grid
 
 
+@contract(result=Frame("result"), measures=MEASURE, hue=Nullable(Text("a column of the frame")), points=Boolean(),
+          palette=PALETTE)
 def topic_distributions(
     result: pd.DataFrame,
-    measure: str,
     *,
+    measures: str,
     hue: Optional[str] = None,
     points: bool = True,
     palette: Palette = None,
@@ -414,6 +436,7 @@ def topic_distributions(
     (``level``...), select one variant or pass the column as ``hue``.
     """
     require_columns(result, ["run", "query_id", "measure", "value"], "topic_distributions")
+    measure = measures
     data = result[result["measure"] == measure]
     if data.empty:
         raise SchemaError(f"topic_distributions: measure {measure!r} is not in the result; it has {sorted(pd.unique(result['measure']))}")

@@ -210,19 +210,19 @@ def draw_figures(
         "swap_rates": lambda: plotting.swap_rate_curve(swap_bins, measures=measures, palette=colours),
         "measure_correlation": lambda: plotting.correlation_heatmap(
             tables["measure_correlation"].set_index("reference")),
-        "topic_distributions": lambda: plotting.topic_distributions(full, measures[0], palette=colours),
+        "topic_distributions": lambda: plotting.topic_distributions(full, measures=measures[0], palette=colours),
     }
     if "pools" not in tables:
         del figures["pools"]
     if "full_bounds" in results:
         figures["bounds"] = (f"Mean {measures[0]} of each run with its [low, high] interval: unjudged retrieved "
                              "documents as nonrelevant / as relevant at the top grade")
-        drawn["bounds"] = lambda: plotting.bound_intervals(results["full_bounds"], measures[0])
+        drawn["bounds"] = lambda: plotting.bound_intervals(results["full_bounds"], measures=measures[0])
     if "estimates" in tables:
         first = tables["estimates"]["measure"].iloc[0]
         figures["estimates"] = (f"Mean {first} of each run if its unjudged documents were judged: bootstrap estimate "
                                 "with its 95 % interval, beside today's value (unjudged as nonrelevant)")
-        drawn["estimates"] = lambda: plotting.estimate_intervals(tables["estimates"], first)
+        drawn["estimates"] = lambda: plotting.estimate_intervals(tables["estimates"], measures=first)
     for name in figures:
         save_figure(drawn[name](), out / f"{name}.png", dpi)
     return figures

@@ -20,23 +20,31 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
+from pdeval.common.contract import Boolean, Integer, Nullable, Text, contract
 from pdeval.errors import SchemaError
+from pdeval.frames.domains import Frame
 from pdeval.report.style import STYLE, require_columns, variant_keys, wrap_label
 
-__all__ = ["significance_matrix", "bound_intervals", "estimate_intervals"]
+#: the domains the figures share: one measure of the frame, a title, how many runs to draw
+MEASURE = Text("a measure of the frame (a string such as 'AP')")
+TITLE = Nullable(Text("a title"))
+TOP = Nullable(Integer(1))
+
+__all__ = ["MEASURE", "TITLE", "TOP", "significance_matrix", "bound_intervals", "estimate_intervals"]
 
 
+@contract(pairs=Frame("any"), measures=Nullable(MEASURE), letters=Boolean(), title=TITLE)
 def significance_matrix(
     pairs: pd.DataFrame,
-    measure: Optional[str] = None,
     *,
+    measures: Optional[str] = None,
     letters: bool = True,
     title: Optional[str] = None,
 ) -> Figure:
     """Pairwise significance of all run pairs as a matrix, runs ordered by mean (best first).
 
     ``pairs``: the output of :func:`pdeval.tukey_hsd` (or :func:`pdeval.compare` without a
-    baseline) for one (measure, variant) group (``measure`` selects one). Cell [row, column]
+    baseline) for one (measure, variant) group (``measures`` selects one measure). Cell [row, column]
     is green when the row run is significantly better than the column run, red when it is
     significantly worse, grey otherwise. With ``letters`` the run labels carry the compact
     letter display (:func:`pdeval.analysis.statistics.letters.compact_letter_display`) when the
@@ -47,11 +55,11 @@ def significance_matrix(
     from pdeval.errors import PdevalError
     from pdeval.analysis.statistics.letters import letters_for, pair_groups
 
-    groups = list(pair_groups(pairs, measure))
+    groups = list(pair_groups(pairs, measures))
     if len(groups) != 1:
         raise SchemaError(
             f"significance_matrix draws one (measure, variant) group; the pairs hold {len(groups)}: "
-            f"{[g[0] for g in groups][:5]}. Select one (measure=..., or filter the variant rows)."
+            f"{[g[0] for g in groups][:5]}. Select one (measures=..., or filter the variant rows)."
         )
     keys, runs, means, significant = groups[0]
     m = len(runs)
@@ -88,8 +96,9 @@ def significance_matrix(
     return fig
 
 
-def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
-    """Each run's mean ``measure`` (today's value, ●) with the interval [mean low, mean high]
+@contract(bounds=Frame("any"), measures=MEASURE, top=TOP)
+def bound_intervals(bounds: pd.DataFrame, *, measures: str, top: Optional[int] = None) -> Figure:
+    """Each run's mean of one measure (``measures``) (today's value, ●) with the interval [mean low, mean high]
     it could move in if the unjudged documents it retrieved were judged; runs sorted by
     mean, best on top. A run whose interval reaches past the next run's mean could overtake
     it. ``bounds`` is a frame of :func:`pdeval.evaluation.bounds` (per topic or summarised); ``top``
@@ -100,6 +109,7 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
 
         bounds = summarize_bounds(bounds)
     require_columns(bounds, ["run", "measure", "value", "low", "high"], "bound_intervals")
+    measure = measures
     data = bounds[bounds["measure"] == measure]
     if data.empty:
         raise SchemaError(f"bound_intervals: measure {measure!r} is not in the frame; it has {sorted(pd.unique(bounds['measure']))}")
@@ -112,11 +122,13 @@ def bound_intervals(bounds: pd.DataFrame, measure: str, *, top: Optional[int] = 
                             f"{measure}: how far unjudged documents could move each run")
 
 
-def estimate_intervals(estimates: pd.DataFrame, measure: str, *, top: Optional[int] = None) -> Figure:
-    """Each run's estimated mean ``measure`` with its interval (:func:`pdeval.estimate` with
+@contract(estimates=Frame("any"), measures=MEASURE, top=TOP)
+def estimate_intervals(estimates: pd.DataFrame, *, measures: str, top: Optional[int] = None) -> Figure:
+    """Each run's estimated mean of one measure (``measures``) with its interval (:func:`pdeval.estimate` with
     ``level="run"``, or per topic: averaged first) beside today's value (unjudged documents
     nonrelevant); runs sorted by the estimate, best on top; ``top`` keeps the best ``top``."""
     require_columns(estimates, ["run", "measure", "value", "estimate", "low", "high"], "estimate_intervals")
+    measure = measures
     if "query_id" in estimates.columns:
         raise SchemaError("estimate_intervals draws run means with intervals computed jointly over topics: "
                           "call pdeval.estimate(..., level='run')")
