@@ -109,7 +109,7 @@ CASES = {
                                ["eval", "{tmp}/q.txt", "{tmp}/r.txt"], ["q.txt", "r.txt", "'051'", "'51'"]),
     # ---- the command line
     "unknown_measure": option_case(["eval", "-m", "bperf", "{tmp}/q.txt", "{tmp}/r.txt"], "-m bperf", "Did you mean"),
-    "refused_measure": option_case(["eval", "-m", "prefs_simp", "{tmp}/q.txt", "{tmp}/r.txt"], "-m prefs_simp", "does not compute"),
+    "refused_measure": option_case(["eval", "-m", "prefs_simp", "{tmp}/q.txt", "{tmp}/r.txt"], "-m prefs_simp", "computes it from -R prefs"),
     "bad_cutoff_list": option_case(["eval", "-m", "P.5,x", "{tmp}/q.txt", "{tmp}/r.txt"], "-m P.5,x", "cut-offs"),
     "zero_cutoff": option_case(["eval", "-m", "P.0", "{tmp}/q.txt", "{tmp}/r.txt"], "-m P.0", "positive"),
     "ndcg_gain_for_level_0": option_case(["eval", "-m", "ndcg.0=2,1=3", "{tmp}/q.txt", "{tmp}/r.txt"],
@@ -316,6 +316,6 @@ def test_identical_duplicate_judgments_follow_the_policy(tmp_path):
 def test_measure_errors_keep_their_type(tmp_path):
     from pdeval.integrations.trec_eval import names
 
-    for spec in ("bperf", "prefs_simp", "P.5,x", "map.5"):
+    for spec in ("bperf", "P.5,x", "map.5"):
         with pytest.raises(MeasureError, match=f"-m {spec}"):
             names.select([spec])

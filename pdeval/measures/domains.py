@@ -9,6 +9,7 @@ lone string is never read letter by letter.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from pdeval.common.contract import Domain, Refused
@@ -56,8 +57,6 @@ class Measures(Domain):
 
 
 def _iterable(value: Any) -> bool:
-    try:
-        iter(value)
-    except TypeError:
-        return False
-    return not isinstance(value, (str, bytes, dict))
+    """A list-like of measures: ``__iter__`` of its own (an ir_measures measure has only
+    ``__getitem__``, which would make ``iter()`` read it as a sequence)."""
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, dict))

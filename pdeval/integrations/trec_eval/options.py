@@ -213,7 +213,7 @@ def zscore_values(result: pd.DataFrame, path: str, names: dict, skip: set) -> pd
     shown = part.assign(measure=part["measure"].map(lambda m: _KEY + names.get(m, m)))
     with warnings.catch_warnings():  # trec_eval prints the missing value silently
         warnings.simplefilter("ignore")
-        z = standardize(shown[["run", "query_id", "measure", "value"]], zscores=table, missing=MISSING_ZSCORE,
+        z = standardize(shown[["run", "query_id", "measure", "value"]], zscores=table, fill_value=MISSING_ZSCORE,
                         zero_variance="trec_eval")
     value = result["value"].to_numpy(dtype=np.float64).copy()
     value[convert] = z["value"].to_numpy(dtype=np.float64)
