@@ -52,7 +52,7 @@ def main() -> None:
         "leave_out_bias, run left out":
             lambda: pdeval.leave_out_bias(pool_runs, qrels, MEASURES, pool_depth=10),
         "pool_bias_correction, 38 runs":
-            lambda: pdeval.pool_bias_correction(run, qrels, pooled, MEASURES, pool_depth=10, group=team),
+            lambda: pdeval.pool_bias_correction(run, qrels, MEASURES, pooled=pooled, pool_depth=10, group=team),
     }
     for name, call in calls.items():
         times = []

@@ -376,5 +376,5 @@ def test_thompson_is_deterministic_per_seed():
 def test_accessor_methods():
     run, qrels = small()
     pd.testing.assert_frame_equal(run.ir.judging_order(qrels, "mtf"), judging_order(run, qrels, "mtf"))
-    got = run.ir.pool_bias_correction(qrels, ["a"], measures="P@2", pool_depth=1)
+    got = run.ir.pool_bias_correction(qrels, measures="P@2", pooled=["a"], pool_depth=1)
     assert set(got["run"]) == {"b"} and set(got["estimator"]) == {"pool", "webber", "lipani"}

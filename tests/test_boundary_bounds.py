@@ -196,11 +196,11 @@ QRELS = pd.DataFrame({"query_id": "q", "doc_id": ["a"], "relevance": [1]})
 
 
 @pytest.mark.parametrize("options, message", [
-    (dict(grade=1.5), "grade must be an integer"),
-    (dict(grade="2"), "grade must be an integer"),
-    (dict(grade=True), "grade must be an integer"),
-    (dict(grade=-1), "grade must be a relevance level >= 0"),
-    (dict(unjudged="some"), "unjudged must be"),
+    (dict(grade=1.5), r"grade=1.5 is not None or an integer >= 0"),
+    (dict(grade="2"), r"grade='2' is not None or an integer >= 0"),
+    (dict(grade=True), r"grade=True is not None or an integer >= 0"),
+    (dict(grade=-1), r"grade=-1 is not None or an integer >= 0"),
+    (dict(unjudged="some"), r"unjudged='some' is not one of 'all', 'absent', 'pooled'"),
     (dict(depth=2.5), "depth"),
     (dict(undefined="maybe"), "undefined"),
 ])

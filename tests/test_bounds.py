@@ -117,9 +117,9 @@ def test_summarize_refuses_per_topic_estimates_and_points_at_the_joint_interval(
                         "score": [2.0, 1.0] * 2})
     qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     per_topic = pdeval.estimate(run, qrels, "P@2", n_resamples=20)
-    with pytest.raises(pdeval.errors.SchemaError, match=r"level='run'"):
+    with pytest.raises(pdeval.errors.SchemaError, match=r"per='run'"):
         pdeval.summarize(per_topic)
-    per_run = pdeval.estimate(run, qrels, "P@2", n_resamples=20, level="run")
+    per_run = pdeval.estimate(run, qrels, "P@2", n_resamples=20, per="run")
     mean = per_topic.groupby("run")["estimate"].mean()
     assert per_run.set_index("run")["estimate"].to_dict() == pytest.approx(mean.to_dict(), abs=1e-12)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import pdeval
 from pdeval.analysis import label_priors
 from pdeval.analysis.ppi import ppi_mean
-from pdeval.errors import MeasureError, PdevalError, SchemaError
+from pdeval.errors import DuplicateError, MeasureError, OverlapError, PdevalError, SchemaError
 
 MEASURES = ["P@5", "R@5", "AP", "AP@5", "RR", "RR@3", "nDCG", "nDCG@5", "nDCG(gains={1:1,2:5})@5",
             "RBP(p=0.5)", "RBP(rel=2)@5"]
@@ -72,7 +72,7 @@ def test_property_complete_judgments_zero_width(seed, prior):
     run, qrels = collection(seed, n_runs=2, n_topics=2, depth=6, judged=10, docs=14)
     unique = {"pool_depth": 3} if prior == "unique" else {}
     got = pdeval.estimate(run, completed(run, qrels), ["P@3", "nDCG@4", "AP", "RBP(p=0.7)"], prior=prior,
-                          n_resamples=5, seed=seed, level="run", **unique)
+                          n_resamples=5, seed=seed, per="run", **unique)
     np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
     assert (got["low"] == got["high"]).all()
 
@@ -169,7 +169,7 @@ def test_calibration_uncertainty_widens_the_interval():
     def fixed_table(query_ids, doc_ids):
         return fixed[label_of.reindex(pd.MultiIndex.from_arrays([query_ids, doc_ids])).to_numpy()]
 
-    options = {"n_resamples": 4000, "level": "run", "seed": 3}
+    options = {"n_resamples": 4000, "per": "run", "seed": 3}
     varying = pdeval.estimate(run, judged_half, "nDCG@10", method="labels", automatic=automatic, **options)
     one_table = pdeval.estimate(run, judged_half, "nDCG@10", method="labels", automatic=fixed_table, **options)
     width = lambda frame: (frame["high"] - frame["low"]).to_numpy()
@@ -189,7 +189,7 @@ def test_seeded_draws_repeat_and_differ_by_seed():
 def test_run_level_is_the_mean_of_topics_with_a_joint_interval():
     run, qrels = collection(5, n_topics=6)
     topics = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=400, seed=1)
-    runs = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=400, seed=1, level="run")
+    runs = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=400, seed=1, per="run")
     means = topics.groupby(["run", "measure"])[["value", "estimate"]].mean().reset_index()
     merged = runs.merge(means, on=["run", "measure"], suffixes=("", "_topics"))
     np.testing.assert_allclose(merged["value"], merged["value_topics"], atol=1e-12)
@@ -227,12 +227,38 @@ def test_refusals_name_the_problem():
         pdeval.estimate(run, qrels, "AP", prior="everything")
     with pytest.raises(PdevalError, match="qrels frame"):
         pdeval.estimate(run, qrels, "AP", method="labels", automatic="llm.qrels")
-    with pytest.raises(SchemaError, match="variant"):
-        pdeval.estimate(run, pdeval.reduce(qrels, [0.5], seed=1), "AP")
-    with pytest.raises(SchemaError, match="no topic"):
+    with pytest.raises(SchemaError, match=r"qrels=.*several variants in level \(2 values\)"):
+        pdeval.estimate(run, pdeval.reduce(qrels, [50, 30], seed=1), "AP")
+    with pytest.raises(OverlapError, match="share no topic"):
         pdeval.estimate(run, qrels.assign(query_id="elsewhere" + qrels["query_id"]), "AP")
-    with pytest.raises(PdevalError, match="level='run'"):
+    with pytest.raises(PdevalError, match="per='run'"):
         pdeval.estimate(run, qrels, "AP", method="ppi", automatic=qrels)
+    with pytest.raises(PdevalError, match="'level' is now called 'per'"):
+        pdeval.estimate(run, qrels, "AP", level="run")
+
+
+def test_each_refusal_names_what_is_wrong():
+    """The options of another method are refused, not ignored; an empty run, empty qrels, a run
+    of another collection and repeated automatic labels each get their own message."""
+    run, qrels = collection(7)
+    with pytest.raises(PdevalError, match=r"automatic= applies to method='labels' or method='ppi' only"):
+        pdeval.estimate(run, qrels, "AP", automatic=qrels)  # the bootstrap would have ignored the labels
+    with pytest.raises(PdevalError, match=r"smoothing= applies to method='labels' only"):
+        pdeval.estimate(run, qrels, "AP", smoothing=2.0)
+    with pytest.raises(PdevalError, match=r"strata= applies to method='ppi' only"):
+        pdeval.estimate(run, qrels, "AP", strata={"1": "a"})
+    with pytest.raises(PdevalError, match=r"depth=0 is not None or an integer >= 1"):
+        pdeval.estimate(run, qrels, "AP", depth=0)
+    with pytest.raises(SchemaError, match="the run frame has no rows"):
+        pdeval.estimate(run.iloc[:0], qrels, "AP")
+    with pytest.raises(SchemaError, match=r"the human qrels \(qrels=\) have no rows"):
+        pdeval.estimate(run, qrels.iloc[:0], "AP", method="ppi", automatic=qrels, per="run")
+    with pytest.raises(DuplicateError, match=r"automatic= repeats a label.*drop_duplicates") as raised:
+        pdeval.estimate(run, qrels, "AP", method="labels", automatic=pd.concat([qrels, qrels.iloc[:1]]))
+    assert "duplicates=" not in str(raised.value)
+    labels = pd.concat([qrels.assign(label_set="a"), qrels.assign(label_set="b")])
+    with pytest.raises(SchemaError, match=r"automatic=.*several variants in label_set"):
+        pdeval.estimate(run, qrels, "AP", method="labels", automatic=labels)
     with pytest.raises(SchemaError, match="automatic labels share no"):
         pdeval.estimate(run, qrels, "AP", method="labels", automatic=qrels.assign(doc_id="x" + qrels["doc_id"]))
 
@@ -263,7 +289,7 @@ def test_estimate_ppi_equals_ppi_python_on_run_scores():
     automatic = qrels.assign(relevance=np.where(np.random.default_rng(0).random(len(qrels)) < 0.8,
                                                 qrels["relevance"], 0))
     human = qrels[qrels["query_id"].isin([f"t{i}" for i in range(5)])]
-    got = pdeval.estimate(run, human, ["P@5", "AP"], method="ppi", automatic=automatic, level="run")
+    got = pdeval.estimate(run, human, ["P@5", "AP"], method="ppi", automatic=automatic, per="run")
     gold = pdeval.evaluate(run, human, ["P@5", "AP"], complete=True)
     auto = pdeval.evaluate(run, automatic, ["P@5", "AP"], complete=True)
     for row in got.itertuples(index=False):
@@ -276,7 +302,7 @@ def test_estimate_ppi_equals_ppi_python_on_run_scores():
         low, high = ppi_py.ppi_mean_ci(Y, Yhat, Yu, alpha=0.05)
         assert (row.low, row.high) == pytest.approx((float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
         assert (row.labelled, row.unlabelled) == (5, 7)
-    differences = pdeval.estimate(run, human, ["P@5"], method="ppi", automatic=automatic, level="run", baseline="r0")
+    differences = pdeval.estimate(run, human, ["P@5"], method="ppi", automatic=automatic, per="run", baseline="r0")
     assert sorted(differences["run"]) == ["r1", "r2"] and (differences["baseline"] == "r0").all()
 
 
@@ -313,7 +339,7 @@ def test_cli_estimate_columns_are_estimates_values(tmp_path):
 
     table = pd.read_csv(StringIO(done.stdout), dtype={"query_id": str})
     topics = pdeval.estimate(run, qrels, "P@5", n_resamples=200, seed=3)
-    runs = pdeval.estimate(run, qrels, "P@5", n_resamples=200, seed=3, level="run").assign(query_id="all")
+    runs = pdeval.estimate(run, qrels, "P@5", n_resamples=200, seed=3, per="run").assign(query_id="all")
     expected = pd.concat([topics, runs]).set_index(["run", "query_id"])
     got = table.set_index(["run", "query_id"])
     for column in ("estimate", "low", "high"):
@@ -328,9 +354,9 @@ def test_estimate_intervals_figure_and_refusal():
     from pdeval.report import figures
 
     run, qrels = collection(12)
-    means = pdeval.estimate(run, qrels, ["P@5", "AP"], n_resamples=50, seed=1, level="run")
+    means = pdeval.estimate(run, qrels, ["P@5", "AP"], n_resamples=50, seed=1, per="run")
     fig = figures.estimate_intervals(means, measures="AP")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(
         means[means["measure"] == "AP"].sort_values("estimate", ascending=False)["run"])
-    with pytest.raises(SchemaError, match="level='run'"):
+    with pytest.raises(SchemaError, match="per='run'"):
         figures.estimate_intervals(pdeval.estimate(run, qrels, "AP", n_resamples=5, seed=1), measures="AP")

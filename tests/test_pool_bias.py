@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import pdeval
 from pdeval.analysis.pool_bias import bias_summary, leave_out_bias, pool_bias_correction
-from pdeval.errors import PdevalError
+from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 
 
 def frame(lists: dict) -> pd.DataFrame:
@@ -41,7 +41,7 @@ def test_worked_example_by_hand():
     # B∘U = [b2, b3, b1]: precision 0 -> 0, anti-precision 0.5 -> 0: δā = -0.5, δk = +0.5.
     # Δs = 0, Δā = -0.25, Δk = 0.25; λ = 0.5 (0 - (-0.25)(0.5)) > 0 -> 0.5 + 0.5 * 0.25.
     run, qrels = worked()
-    got = pool_bias_correction(run, qrels, ["A", "B"], ["P@2", "R@2"], pool_depth=1)
+    got = pool_bias_correction(run, qrels, ["P@2", "R@2"], pool_depth=1, pooled=["A", "B"])
     value = got.set_index(["measure", "estimator"])["value"]
     assert value[("P@2", "pool")] == pytest.approx(0.5)
     assert value[("P@2", "webber")] == pytest.approx(0.75)
@@ -153,7 +153,7 @@ def cases(draw):
 @given(case=cases())
 def test_correction_equals_reference(case):
     run, qrels, pooled, depth, k = case
-    got = pool_bias_correction(run, qrels, pooled, [f"P@{k}", f"R@{k}"], pool_depth=depth)
+    got = pool_bias_correction(run, qrels, [f"P@{k}", f"R@{k}"], pool_depth=depth, pooled=pooled)
     for kind in ("P", "R"):
         expected = ref_estimates(run, qrels, pooled, kind, k, depth)
         mine = got.loc[got["measure"] == f"{kind}@{k}"]
@@ -224,19 +224,45 @@ def test_sre_equals_loop():
 def test_bad_input():
     run, qrels = worked()
     with pytest.raises(PdevalError, match="not supported"):
-        pool_bias_correction(run, qrels, ["A", "B"], ["AP"], pool_depth=1)
+        pool_bias_correction(run, qrels, ["AP"], pool_depth=1, pooled=["A", "B"])
     with pytest.raises(PdevalError, match="not in the run frame"):
-        pool_bias_correction(run, qrels, ["A", "Z"], pool_depth=1)
+        pool_bias_correction(run, qrels, pool_depth=1, pooled=["A", "Z"])
     with pytest.raises(PdevalError, match="no run outside the pool"):
-        pool_bias_correction(run, qrels, ["A", "B", "U"], pool_depth=1)
+        pool_bias_correction(run, qrels, pool_depth=1, pooled=["A", "B", "U"])
     with pytest.raises(PdevalError, match="estimators"):
-        pool_bias_correction(run, qrels, ["A", "B"], estimators=["magic"], pool_depth=1)
+        pool_bias_correction(run, qrels, estimators=["magic"], pool_depth=1, pooled=["A", "B"])
     # the pool depth has no default: a call written for the old names (depth= was the pool depth)
     # fails loudly instead of cutting every run at the pool depth
-    with pytest.raises(TypeError, match="pool_depth"):
-        pool_bias_correction(run, qrels, ["A", "B"], depth=1)
-    with pytest.raises(TypeError, match="pool_depth"):
+    with pytest.raises(PdevalError, match="missing a required argument: 'pool_depth'"):
+        pool_bias_correction(run, qrels, depth=1, pooled=["A", "B"])
+    with pytest.raises(PdevalError, match="missing a required argument: 'pool_depth'"):
         leave_out_bias(run, qrels, "P@2", depth=1)
+    # pooled is a keyword: the old positional call fails instead of reading the runs as measures
+    with pytest.raises(PdevalError, match="pooled"):
+        pool_bias_correction(run, qrels, ["A", "B"], pool_depth=1)
+    # qrels of several variants: refused naming the column, never one variant's numbers
+    two = pd.concat([qrels.assign(level=50), qrels.assign(level=100)], ignore_index=True)
+    for call in (lambda: pool_bias_correction(run, two, "P@2", pooled=["A", "B"], pool_depth=1),
+                 lambda: leave_out_bias(run, two, "P@2", pool_depth=1)):
+        with pytest.raises(SchemaError, match=r"qrels=.*several variants in level \(2 values\)"):
+            call()
+
+
+def test_values_outside_the_range_are_counted_or_clipped():
+    """Webber & Park's adjustment can pass 1: the value is reported as it is, with a counted
+    warning, or clipped with clip=True."""
+    run, qrels = worked()
+    plain = leave_out_bias(run, qrels, "P@2", pool_depth=1, estimators="webber")
+    shifted = plain.assign(estimate=plain["estimate"] + 1.0)  # what an adjustment past 1 gives
+    from pdeval.analysis.pool_bias import in_unit_range
+
+    above = int((shifted["estimate"] > 1).sum())
+    assert above > 0
+    with pytest.warns(PdevalWarning, match=rf"{above} corrected value\(s\) lie outside \[0, 1\] \(webber: {above};"):
+        kept = in_unit_range(shifted["estimate"], shifted["estimator"], False, "leave_out_bias")
+    assert (kept == shifted["estimate"]).all()
+    clipped = in_unit_range(shifted["estimate"], shifted["estimator"], True, "leave_out_bias")
+    assert clipped.max() == 1.0 and clipped.min() >= 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,7 +306,7 @@ def test_kernels_equal_loops(case, by_team):
     measures = [f"{kind}@{k}" for k in ks for kind in ("P", "R")]
     kw = dict(pool_depth=pool_depth, group=group, depth=depth)
     if len(pooled) < len(run["run"].unique()):
-        got = pool_bias_correction(run, qrels, pooled, measures, **kw)
+        got = pool_bias_correction(run, qrels, measures, pooled=pooled, **kw)
         assert as_dict(got, "value") == pytest.approx(as_dict(correction_loops(run, qrels, pooled, measures, **kw),
                                                               "value"), abs=1e-12)
     units = {group(p) if group else p for p in pooled}
@@ -305,7 +331,7 @@ def test_kernels_in_small_blocks_equal_loops(monkeypatch):
     run = pd.DataFrame(rows, columns=["run", "query_id", "doc_id", "score"])
     qrels = pdeval.pool(run[run["run"] < "r3"], pool_depth=3).assign(relevance=lambda f: rng.integers(0, 2, len(f)))
     measures = ["P@1", "P@3", "R@3"]
-    got = pool_bias_correction(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)
+    got = pool_bias_correction(run, qrels, measures, pool_depth=3, pooled=["r0", "r1", "r2"])
     expected = correction_loops(run, qrels, ["r0", "r1", "r2"], measures, pool_depth=3)
     assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)
     got = leave_out_bias(run, qrels, measures, pool_depth=3, pooled=["r0", "r1", "r2"])
@@ -334,7 +360,7 @@ def test_kernels_equal_loops_on_clef2015():
     assert summary[["sre", "tau_b"]].equals(bias_summary(with_truth)[["sre", "tau_b"]])
     unpooled = sorted(set(data.runs["run"]) - set(pooled))[::6]  # 7 of the 38 (the loops take a while)
     some = data.runs[data.runs["run"].isin(pooled + unpooled)]
-    got = pool_bias_correction(some, data.qrels, pooled, measures, pool_depth=10, group=team)
+    got = pool_bias_correction(some, data.qrels, measures, pool_depth=10, group=team, pooled=pooled)
     expected = correction_loops(some, data.qrels, pooled, measures, pool_depth=10, group=team)
     assert len(got) == len(expected) == len(unpooled) * 8
     assert as_dict(got, "value") == pytest.approx(as_dict(expected, "value"), abs=1e-12)

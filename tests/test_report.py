@@ -261,7 +261,7 @@ def test_estimates_are_written_when_asked_for(data, tmp_path):
     out = tmp_path / "with_estimates"
     tables = report(data["run"], data["qrels"], partial_qrels=data["partial"], measures=["AP", "Bpref", "P@10"],
                     samples=2, n_resamples=50, progress=False, out=out, pool_depths=[10], estimate=True)
-    expected = pdeval.estimate(data["run"], data["qrels"], ["AP", "P@10"], n_resamples=50, seed=1, level="run")
+    expected = pdeval.estimate(data["run"], data["qrels"], ["AP", "P@10"], n_resamples=50, seed=1, per="run")
     got = tables["estimates"].set_index(["run", "measure"]).sort_index()
     expected = expected.set_index(["run", "measure"]).sort_index()
     pd.testing.assert_frame_equal(got[["value", "estimate", "low", "high"]], expected[["value", "estimate", "low", "high"]])

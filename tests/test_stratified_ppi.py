@@ -182,7 +182,7 @@ def test_estimate_with_strata_equals_the_array_function():
     stratum = {f"t{t:02d}": ("odd" if t % 2 else "even") for t in range(12)}
     human = qrels[qrels["query_id"].isin(["t00", "t02", "t04", "t01", "t03", "t05", "t07"])]
     measures = ["P@5", "nDCG@10"]
-    got = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, level="run", strata=stratum,
+    got = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, per="run", strata=stratum,
                           confidence=0.9)
     labelled = sorted(human["query_id"].unique())
     gold = pdeval.evaluate(run[run["query_id"].isin(labelled)], human, measures, complete=True)
@@ -201,19 +201,19 @@ def test_estimate_with_strata_equals_the_array_function():
         np.testing.assert_allclose(mine["lam"], expected.weights @ expected.lam, atol=1e-12)
     assert (got["strata"] == 2).all() and (got["labelled"] == 7).all() and (got["unlabelled"] == 5).all()
     # a callable and a Series give the same; one stratum gives unstratified PPI
-    by_callable = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, level="run",
+    by_callable = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, per="run",
                                   strata=lambda q: "odd" if int(q[1:]) % 2 else "even", confidence=0.9)
     pd.testing.assert_frame_equal(by_callable, got)
-    by_series = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, level="run",
+    by_series = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, per="run",
                                 strata=pd.Series(stratum), confidence=0.9)
     pd.testing.assert_frame_equal(by_series, got)
-    one = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, level="run",
+    one = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, per="run",
                           strata=lambda q: "all", confidence=0.9)
-    plain = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, level="run", confidence=0.9)
+    plain = pdeval.estimate(run, human, measures, method="ppi", automatic=automatic, per="run", confidence=0.9)
     np.testing.assert_allclose(one[["estimate", "low", "high", "lam"]], plain[["estimate", "low", "high", "lam"]],
                                atol=1e-12)
     assert "strata" not in plain.columns
-    differences = pdeval.estimate(run, human, "P@5", method="ppi", automatic=automatic, level="run", strata=stratum,
+    differences = pdeval.estimate(run, human, "P@5", method="ppi", automatic=automatic, per="run", strata=stratum,
                                   baseline="r0")
     assert sorted(differences["run"]) == ["r1", "r2"] and (differences["strata"] == 2).all()
 
@@ -221,13 +221,13 @@ def test_estimate_with_strata_equals_the_array_function():
 def test_estimate_refuses_bad_strata():
     run, qrels, automatic = judged_collection(4)
     human = qrels[qrels["query_id"].isin(["t00", "t02", "t01", "t03"])]
-    options = {"method": "ppi", "automatic": automatic, "level": "run"}
+    options = {"method": "ppi", "automatic": automatic, "per": "run"}
     parity = {f"t{t:02d}": t % 2 for t in range(12)}
     with pytest.raises(PdevalError, match=r"2 topic\(s\) with automatic labels have no stratum .*'t10', 't11'"):
         pdeval.estimate(run, human, "P@5", strata={k: v for k, v in parity.items() if k < "t10"}, **options)
     with pytest.raises(PdevalError, match="have no stratum"):
         pdeval.estimate(run, human, "P@5", strata=lambda q: None if q == "t05" else 0, **options)
-    with pytest.raises(PdevalError, match="strata must be None, a mapping"):
+    with pytest.raises(PdevalError, match=r"strata=\[.even., .odd.\] is not None or a mapping"):
         pdeval.estimate(run, human, "P@5", strata=["even", "odd"], **options)
     with pytest.raises(PdevalError, match=r"stratum 2 has 0 human-labelled and 2 unlabelled .* label more"):
         pdeval.estimate(run, human, "P@5", strata={**parity, "t10": 2, "t11": 2}, **options)

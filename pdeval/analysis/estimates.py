@@ -35,16 +35,21 @@ import pandas as pd
 from pdeval.analysis import label_priors, resampled_measures, unique_priors
 from pdeval.analysis.unique_priors import GroupLike, UnitEffect
 from pdeval.analysis.ppi import ppi_mean, stratified_ppi_mean
-from pdeval.common.options import check_choice, check_int
-from pdeval.common.progress import Progress, check_progress, progress_bar
-from pdeval.common.seeds import Seed, generator
+from pdeval.common.contract import (
+    Anything, Boolean, Callable_, Choice, Instance, Integer, MappingOf, Nullable, Real, Text, contract,
+)
+from pdeval.common.progress import PROGRESS, Progress, progress_bar
+from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.engine.index import index_qrels
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
-from pdeval.errors import PdevalError, SchemaError
+from pdeval.errors import DuplicateError, OverlapError, PdevalError, SchemaError
 from pdeval.evaluation.core import evaluate
-from pdeval.frames.canonical import as_qrels, as_run, variant_keys
+from pdeval.frames.canonical import as_qrels, as_run, canonicalize
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.measures import Measure, parse_all
+from pdeval.measures.domains import Measures
 
 Method = Literal["bootstrap", "labels", "ppi"]
 #: ``strata=``: a mapping query_id -> stratum (a dict or a Series) or a callable query_id -> stratum
@@ -57,6 +62,44 @@ DRAWN = (UnitEffect, label_priors.CalibrationEffect)
 CHUNK_CELLS = 1 << 22
 
 
+@contract(
+    run=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    measures=Measures(),
+    method=Choice("bootstrap", "labels", "ppi"),
+    prior=Choice(*PRIORS),
+    window=Nullable(Integer(0)),
+    pooled=POOLED,
+    pool_depth=Nullable(POOL_DEPTH),
+    group=GROUP,
+    automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
+    smoothing=Real(0),
+    n_resamples=Integer(1),
+    confidence=Real(0, 1, closed="neither"),
+    per=Choice("topic", "run"),
+    baseline=Nullable(Text("a run name")),
+    tuned=Boolean(),
+    strata=Nullable(MappingOf(Text("a topic id"), Anything(why="a stratum label"))
+                    | Instance((pd.Series,), "a Series query_id -> stratum", pd.Series({"1": "a"}))
+                    | Callable_("a function query_id -> stratum")),
+    seed=SEED,
+    progress=PROGRESS,
+    score_precision=Choice("float64", "float32"),
+    depth=Nullable(Integer(1)),
+    modes={
+        "window": ("method", ("bootstrap", "labels")),
+        "pooled": ("method", ("bootstrap",)),
+        "pool_depth": ("method", ("bootstrap",)),
+        "group": ("method", ("bootstrap",)),
+        "automatic": ("method", ("labels", "ppi")),
+        "smoothing": ("method", ("labels",)),
+        "n_resamples": ("method", ("bootstrap", "labels")),
+        "baseline": ("method", ("ppi",)),
+        "tuned": ("method", ("ppi",)),
+        "strata": ("method", ("ppi",)),
+    },
+    renamed={"level": "per"},
+)
 def estimate(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -72,7 +115,7 @@ def estimate(
     smoothing: float = 1.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
-    level: Literal["topic", "run"] = "topic",
+    per: Literal["topic", "run"] = "topic",
     baseline: Optional[str] = None,
     tuned: bool = True,
     strata: StrataLike = None,
@@ -138,7 +181,7 @@ def estimate(
         Draws of the bootstrap.
     confidence : float, default 0.95
         Level of the intervals: the bootstrap's percentile interval, PPI's normal interval.
-    level : {'topic', 'run'}, default 'topic'
+    per : {'topic', 'run'}, default 'topic'
         One row per run and topic, or per run: the run's mean over topics, its interval
         computed jointly over the topics (the quantiles of the mean over the same draws), not
         by averaging per-topic intervals. ``method="ppi"`` estimates run means only.
@@ -168,7 +211,7 @@ def estimate(
     Returns
     -------
     DataFrame
-        ``run``, ``query_id`` (``level="topic"``), ``measure``, ``value`` (today's value:
+        ``run``, ``query_id`` (``per="topic"``), ``measure``, ``value`` (today's value:
         unjudged documents nonrelevant, as :func:`pdeval.evaluate`), ``estimate``, ``low``,
         ``high``; per topic also ``unjudged`` (documents drawn for the measure), per run
         ``topics``. ``method="ppi"``: ``value`` is the mean over the labelled topics,
@@ -196,35 +239,19 @@ def estimate(
     With complete judgments (no unjudged document retrieved) every method returns today's
     value with an interval of width zero (PPI: when the automatic labels equal the human ones).
     """
-    check_choice("method", method, ("bootstrap", "labels", "ppi"))
-    check_progress(progress)
-    check_choice("level", level, ("topic", "run"))
-    if not 0 < confidence < 1:
-        raise PdevalError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
     parsed = parse_all(measures)
     if method == "ppi":
-        if level != "run":
-            raise PdevalError("method='ppi' estimates run means over topics: use level='run'")
+        if per != "run":
+            raise PdevalError("estimate(): method='ppi' estimates run means over topics: pass per='run'")
         return _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
-    if baseline is not None:
-        raise PdevalError("baseline= applies to method='ppi'")
-    if strata is not None:
-        raise PdevalError(f"strata= applies to method='ppi' (stratified PPI), not to method={method!r}; drop strata= "
-                          "or use method='ppi' with automatic labels of every topic")
     for measure in parsed:
         resampled_measures.check_supported(measure)
-    n_resamples = check_int("n_resamples", n_resamples, 1)
-    check_choice("prior", prior, PRIORS)
-    if window is not None:
-        window = check_int("window", window, 0)
-    unique = _unique_options(method, prior, pooled, pool_depth, group)
+    unique = _unique_options(prior, pooled, pool_depth, group)
     if method == "labels" and automatic is None:
-        raise PdevalError("method='labels' needs automatic= (a qrels frame of automatic labels, or a callable "
-                          "f(query_ids, doc_ids) returning probabilities per grade)")
-    if automatic is not None and not isinstance(automatic, pd.DataFrame) and not callable(automatic):
-        raise PdevalError(f"automatic= takes a qrels frame of automatic labels or a callable returning "
-                          f"probabilities, not {type(automatic).__name__}")
+        raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
+                          "callable f(query_ids, doc_ids) returning probabilities per grade)")
     frame = as_run(run, duplicates=None)
+    _check_overlap(frame, qrels)
     auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
     cutoffs = [m.cutoff for m in parsed]
@@ -241,21 +268,35 @@ def estimate(
             lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    return _tidy(keys, parsed, lists, value, draws, confidence, level)
+    return _tidy(keys, parsed, lists, value, draws, confidence, per)
 
 
-def _unique_options(method, prior, pooled, pool_depth, group) -> Optional[dict]:
-    """The options of the ``"unique"`` prior, validated; None for the other priors."""
-    if method != "bootstrap" or prior != "unique":
+def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:
+    """The options of the ``"unique"`` prior; None for the other priors."""
+    if prior != "unique":
         given = [name for name, v in (("pooled", pooled), ("pool_depth", pool_depth), ("group", group)) if v is not None]
         if given:
-            raise PdevalError(f"{', '.join(given)} apply to method='bootstrap' with prior='unique'")
+            raise PdevalError(f"estimate(): {', '.join(given)} apply to method='bootstrap' with prior='unique' only, "
+                              f"not prior={prior!r}")
         return None
     if pool_depth is None:
-        raise PdevalError("prior='unique' needs pool_depth= (the depth of the pool that built the qrels, e.g. 10)")
-    if group is not None and not (callable(group) or isinstance(group, Mapping)):
-        raise PdevalError(f"group must be None, a mapping run -> group or a callable, not {type(group).__name__}")
-    return {"pooled": pooled, "pool_depth": check_int("pool_depth", pool_depth, 1), "group": group}
+        raise PdevalError("estimate(): prior='unique' needs pool_depth= (the depth of the pool that built the qrels, "
+                          "e.g. 10)")
+    return {"pooled": pooled, "pool_depth": pool_depth, "group": group}
+
+
+def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
+    """Say what is wrong when nothing can be estimated: an empty run or qrels, or no topic in
+    common (before the layout, whose message can only say that no topic has a judgment)."""
+    if len(run) == 0:
+        raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
+    if len(qrels) == 0:
+        raise SchemaError("estimate(): the qrels frame has no rows: nothing to estimate")
+    topics = pd.unique(canonicalize(qrels)["query_id"].astype(str))
+    if not run["query_id"].astype(str).isin(topics).any():
+        shown = ", ".join(repr(t) for t in pd.unique(run["query_id"].astype(str))[:3])
+        raise OverlapError(f"estimate(): the run and the qrels share no topic (run topics {shown}, ...; qrels topics "
+                           f"{', '.join(repr(t) for t in topics[:3])}, ...): are they of the same collection?")
 
 
 # ---- layout --------------------------------------------------------------------------------
@@ -263,13 +304,11 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
     """The ranked lists with their judged grades (the engine's ranking and judgment index, as
     :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
     labels, each row's automatic label (ABSENT where there is none)."""
-    q = as_qrels(qrels)
-    if variant_keys(q):
-        raise SchemaError(f"estimate takes one qrels variant; these qrels have the variant keys {variant_keys(q)}")
-    judged = q.loc[q["relevance"] >= 0]
+    q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
+    judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
     stacked = judged.assign(label_set="human")
     if automatic is not None:
-        auto = as_qrels(automatic)
+        auto = automatic_labels(automatic)
         auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
         stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
                             ignore_index=True)
@@ -448,10 +487,28 @@ def _tidy(keys, parsed, lists, value, draws, confidence, level) -> pd.DataFrame:
 
 
 # ---- prediction-powered inference ---------------------------------------------------------------
+def automatic_labels(automatic: pd.DataFrame) -> pd.DataFrame:
+    """``automatic=`` as a canonical qrels frame; a repeated (topic, document) label is
+    blamed on ``automatic=``, with the remedy that applies to it."""
+    try:
+        return as_qrels(automatic)
+    except DuplicateError as exc:
+        raise DuplicateError(
+            f"estimate(): automatic= repeats a label of a (query_id, doc_id) pair ({str(exc).split('. Pass')[0]}); keep "
+            "one label per pair, e.g. automatic.drop_duplicates(['query_id', 'doc_id'])"
+        ) from None
+
+
 def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth) -> pd.DataFrame:
     if not isinstance(automatic, pd.DataFrame):
-        raise PdevalError("method='ppi' needs automatic= (a qrels frame of automatic labels for every topic)")
-    human, auto = as_qrels(qrels), as_qrels(automatic)
+        raise PdevalError("estimate(): method='ppi' needs automatic= (a qrels frame of automatic labels for every "
+                          "topic)")
+    if len(qrels) == 0:
+        raise SchemaError("estimate(): the human qrels (qrels=) have no rows: PPI needs the human labels of a "
+                          "random sample of the topics")
+    if len(run) == 0:
+        raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
+    human, auto = as_qrels(qrels), automatic_labels(automatic)
     labelled = pd.unique(human.loc[human["relevance"] >= 0, "query_id"].astype(str))
     every = pd.unique(auto.loc[auto["relevance"] >= 0, "query_id"].astype(str))
     missing = sorted(set(labelled) - set(every), key=str)
@@ -474,7 +531,7 @@ def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, sco
         names = list(runs)
         if baseline is not None:
             if baseline not in names:
-                raise PdevalError(f"baseline {baseline!r} is not a run of the frame; runs: {names[:5]}")
+                raise PdevalError(f"estimate(): baseline={baseline!r} is not a run of the frame; runs: {names[:5]}")
             others = [n for n in names if n != baseline]
             Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
             names = others

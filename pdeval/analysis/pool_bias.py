@@ -59,44 +59,54 @@ import pandas as pd
 
 from pdeval.analysis import pool_bias_kernels as kernels
 from pdeval.analysis.correlation import kendall_tau
-from pdeval.common.options import check_choice, check_int
+from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Text, contract
 from pdeval.engine.ranking import rank_run
-from pdeval.errors import PdevalError
+from pdeval.errors import PdevalError, PdevalWarning, SchemaError, warn
+from pdeval.frames.domains import Frame
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.judgments.adjudication import TIE_DECIMALS
+from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.judgments.pooling import check_pooled, run_groups
 from pdeval.measures import parse as parse_measure
+from pdeval.measures.domains import Measures
 
 __all__ = ["ESTIMATORS", "pool_bias_correction", "leave_out_bias", "bias_summary"]
 
 #: the estimators: no correction, Webber & Park 2009, Lipani, Lupu & Hanbury 2015
 ESTIMATORS = ("pool", "webber", "lipani")
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
+#: the domains both estimators' functions share (:mod:`pdeval.common.contract`)
+_OPTIONS = {"pool_depth": POOL_DEPTH, "group": GROUP, "estimators": ListOf(Choice(*ESTIMATORS), unique=True),
+            "depth": Integer(1), "clip": Boolean()}
 
 
 def _measures(measures: Union[str, Sequence[str]]) -> list[tuple[str, str, int]]:
     names = [measures] if isinstance(measures, str) else list(measures)
-    if not names:
-        raise PdevalError("measures is empty; give P@k or R@k measures")
     out = []
     for name in names:
         m = parse_measure(name)
         if m.name not in ("P", "R") or not m.cutoff:
             raise PdevalError(
-                f"measures: {name!r} is not supported by the pool-bias estimators; use P@k (both "
+                f"measures={name!r} is not supported by the pool-bias estimators; use P@k (both "
                 "estimators) or R@k (Webber & Park only)"
             )
         out.append((str(name), m.name, int(m.cutoff)))
     return out
 
 
-def _estimators(estimators: Union[str, Sequence[str]]) -> list[str]:
-    names = [estimators] if isinstance(estimators, str) else list(estimators)
-    for name in names:
-        check_choice("estimators", name, ESTIMATORS)
-    if not names:
-        raise PdevalError(f"estimators is empty; choose among {', '.join(ESTIMATORS)}")
-    return names
+def in_unit_range(values: pd.Series, estimators: pd.Series, clip: bool, where: str) -> pd.Series:
+    """The corrected values, clipped to [0, 1] with ``clip``; otherwise as they are, with a
+    counted warning when some lie outside the range of P@k and R@k."""
+    outside = ((values < 0) | (values > 1)).to_numpy()
+    if clip:
+        return values.clip(0.0, 1.0)
+    if outside.any():
+        by = pd.Series(estimators.to_numpy()[outside]).value_counts().sort_index()
+        shown = ", ".join(f"{name}: {count}" for name, count in by.items())
+        warn(f"{where}(): {int(outside.sum())} corrected value(s) lie outside [0, 1] ({shown}; largest "
+             f"{values.max():.4f}), the range of P@k and R@k; they are the estimators' values as they are. "
+             "Pass clip=True to clip them to [0, 1].", PdevalWarning)
+    return values
 
 
 def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
@@ -140,7 +150,7 @@ class Collection:
         q = q.loc[q["relevance"] >= 0]
         topics = np.sort(pd.unique(q["query_id"]))
         if len(topics) == 0:
-            raise PdevalError("the qrels hold no judged topic")
+            raise PdevalError("the qrels hold no judged topic: no pool to correct")
         names = sorted(pd.unique(r["run"]).tolist())
         self.pooled = check_pooled(names, pooled)
         self.groups = run_groups(names, group)
@@ -212,7 +222,7 @@ class Collection:
 
 
 @dataclass
-class Measures:
+class Cuts:
     """The measures as arrays: name, P (True) or R, cut-off, and the index of the cut-off in
     ``cuts`` (the sorted distinct cut-offs)."""
 
@@ -223,14 +233,14 @@ class Measures:
     cut: np.ndarray
 
     @classmethod
-    def of(cls, parsed: list[tuple[str, str, int]]) -> "Measures":
+    def of(cls, parsed: list[tuple[str, str, int]]) -> "Cuts":
         k = np.array([m[2] for m in parsed], dtype=np.int64)
         cuts = np.unique(k)
         return cls([m[0] for m in parsed], np.array([m[1] == "P" for m in parsed]), k, cuts,
                    np.searchsorted(cuts, k))
 
 
-def _estimate(c: Collection, runs: np.ndarray, left: np.ndarray, ms: Measures, estimators) -> pd.DataFrame:
+def _estimate(c: Collection, runs: np.ndarray, left: np.ndarray, ms: Cuts, estimators) -> pd.DataFrame:
     """Rows (run, measure, estimator, value) for the cases (run codes ``runs``, left-out unit
     ``left`` of each, -1 for none), every measure and estimator in one pass each."""
     rel, non = kernels.case_counts(c, runs, left, ms.cuts)
@@ -260,16 +270,19 @@ def _estimate(c: Collection, runs: np.ndarray, left: np.ndarray, ms: Measures, e
     return out.loc[out["value"].notna()].reset_index(drop=True)
 
 
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), measures=Measures(),
+          pooled=ListOf(Text("a run name"), unique=True), **_OPTIONS)
 def pool_bias_correction(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
-    pooled: Iterable[str],
     measures: Union[str, Sequence[str]] = ("P@10",),
     *,
+    pooled: Iterable[str],
     pool_depth: int,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
     depth: int = 1000,
+    clip: bool = False,
 ) -> pd.DataFrame:
     """Corrected scores of the runs outside the pool (Webber & Park 2009; Lipani et al. 2015).
 
@@ -293,6 +306,12 @@ def pool_bias_correction(
     depth : int, default 1000
         trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
         every run to 1000 documents, the length of a TREC run.
+    clip : bool, default False
+        P@k and R@k lie in [0, 1], but a corrected value need not: Webber & Park's adjustment
+        adds the mean error of the left-out units to the run's score and can pass 1 (or fall
+        below 0). ``False`` reports the estimator's value as it is, with a
+        :class:`~pdeval.errors.PdevalWarning` counting the values outside [0, 1] (Webber & Park
+        2009 report the adjusted scores as they are); ``True`` clips them to [0, 1].
 
     Returns
     -------
@@ -304,15 +323,18 @@ def pool_bias_correction(
     PdevalError
         Unknown runs or estimators, measures other than P@k and R@k, no run outside the pool.
     """
-    ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
-    c = Collection(run, qrels, pooled, check_int("pool_depth", pool_depth, 1), group, check_int("depth", depth, 1))
+    ms, ests = Cuts.of(_measures(measures)), list(estimators)
+    c = Collection(run, qrels, pooled, pool_depth, group, depth)
     new = np.flatnonzero(c.run_unit < 0)
     if not len(new):
-        raise PdevalError("every run of the frame is pooled: there is no run outside the pool to correct")
+        raise PdevalError("pool_bias_correction(): every run of the frame is pooled: there is no run outside the "
+                          "pool to correct")
     out = _estimate(c, new, np.full(len(new), -1), ms, ests)
+    out["value"] = in_unit_range(out["value"], out["estimator"], clip, "pool_bias_correction")
     return out[["run", "measure", "estimator", "value"]]
 
 
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), measures=Measures(), pooled=POOLED, **_OPTIONS)
 def leave_out_bias(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -323,6 +345,7 @@ def leave_out_bias(
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
     depth: int = 1000,
+    clip: bool = False,
 ) -> pd.DataFrame:
     """Leave-one-run-out (or, with ``group``, leave-one-group-out) estimates of every pooled run.
 
@@ -340,6 +363,12 @@ def leave_out_bias(
     depth : int, default 1000
         trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
         every run to 1000 documents, the length of a TREC run.
+    clip : bool, default False
+        P@k and R@k lie in [0, 1], but a corrected value need not: Webber & Park's adjustment
+        adds the mean error of the left-out units to the run's score and can pass 1 (or fall
+        below 0). ``False`` reports the estimator's value as it is, with a
+        :class:`~pdeval.errors.PdevalWarning` counting the values outside [0, 1] (Webber & Park
+        2009 report the adjusted scores as they are); ``True`` clips them to [0, 1].
 
     Returns
     -------
@@ -352,13 +381,14 @@ def leave_out_bias(
     PdevalError
         As :func:`pool_bias_correction`; a pool of one unit (nothing left to estimate from).
     """
-    ms, ests = Measures.of(_measures(measures)), _estimators(estimators)
-    c = Collection(run, qrels, pooled, check_int("pool_depth", pool_depth, 1), group, check_int("depth", depth, 1))
+    ms, ests = Cuts.of(_measures(measures)), list(estimators)
+    c = Collection(run, qrels, pooled, pool_depth, group, depth)
     if len(c.units) < 2:
-        raise PdevalError("leave-out needs at least two pooled units (runs or groups)")
+        raise PdevalError("leave_out_bias(): leave-out needs at least two pooled units (runs or groups)")
     runs = c.pool_codes
     true = _estimate(c, runs, np.full(len(runs), -1), ms, ["pool"]).rename(columns={"value": "true"})
     out = _estimate(c, runs, c.run_unit[runs], ms, ests).rename(columns={"value": "estimate"})
+    out["estimate"] = in_unit_range(out["estimate"], out["estimator"], clip, "leave_out_bias")
     # one unit after the other (as the units are left out), measures, estimators, runs within
     out = out.iloc[np.argsort(c.run_unit[runs][out["case"].to_numpy()], kind="stable")]
     out = out.drop(columns="case").merge(true[["run", "measure", "true"]], on=["run", "measure"], how="left")
@@ -376,6 +406,7 @@ def _sre(true: np.ndarray, estimate: np.ndarray) -> int:
     return int(np.abs(above_true - above_estimate).sum())
 
 
+@contract(result=Frame("any"))
 def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     """MAE, SRE and Kendall's τ-b of every estimator and measure of :func:`leave_out_bias`.
 
@@ -405,7 +436,8 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     needed = ["measure", "estimator", "true", "estimate"]
     absent = [col for col in needed if col not in result.columns]
     if absent:
-        raise PdevalError(f"bias_summary needs columns {needed}; the frame lacks {absent}")
+        raise SchemaError(f"bias_summary(): result= needs the columns {needed} of leave_out_bias; the frame lacks "
+                          f"{absent}")
     rows = []
     for (measure, estimator), g in result.groupby(["measure", "estimator"], sort=True):
         t, e = g["true"].to_numpy(float), g["estimate"].to_numpy(float)

@@ -59,10 +59,13 @@ import numpy as np
 import pandas as pd
 
 from pdeval.analysis.label_priors import both_priors, grade_counts, shares
+from pdeval.common.contract import contract
 from pdeval.common.options import check_int
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.judgments.pooling import check_pooled, run_groups
 
 GroupLike = Union[None, Mapping[str, str], Callable[[str], str]]
@@ -161,6 +164,7 @@ def factor_table(factors: UnitFactors, grades: np.ndarray) -> pd.DataFrame:
     })
 
 
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), pool_depth=POOL_DEPTH, pooled=POOLED, group=GROUP)
 def unique_factors(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -211,10 +215,10 @@ def unique_factors(
     SchemaError
         Qrels without any judged document, or with variant keys.
     """
-    q = as_qrels(qrels)
-    judged = q.loc[q["relevance"] >= 0]
+    q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
+    judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
     if judged.empty:
-        raise SchemaError("the qrels hold no judged document: no factor can be learnt")
+        raise SchemaError("unique_factors(): the qrels hold no judged document: no factor can be learnt")
     grades = np.union1d([0], judged["relevance"].to_numpy(dtype=np.int64))
     factors = unit_factors(as_run(run, duplicates=None), judged, grades, pooled=pooled, pool_depth=pool_depth,
                            group=group)

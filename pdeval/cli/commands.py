@@ -355,7 +355,7 @@ def _add_estimates(table, args: argparse.Namespace, qrels, measures: list) -> No
     options = dict(method=args.estimate, n_resamples=args.resamples, seed=args.seed, progress=False,
                    score_precision="float32" if args.float32 else "float64", depth=args.depth)
     topics = estimate(run, qrels, measures, **options)
-    runs = estimate(run, qrels, measures, level="run", **options).assign(query_id="all")
+    runs = estimate(run, qrels, measures, per="run", **options).assign(query_id="all")
     found = pd.concat([topics, runs], ignore_index=True).set_index(["run", "measure", "query_id"])
     keys = pd.MultiIndex.from_arrays([table["run"].astype(str), table["measure"], table["query_id"].astype(str)])
     for column in ("estimate", "low", "high"):

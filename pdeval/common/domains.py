@@ -349,6 +349,8 @@ class OneOf(Domain):
                 return domain.convert(value)
             except Refused as refused:
                 reasons.append(refused.reason)
+                if refused.reason and refused.error is not PdevalError and error is PdevalError:
+                    error = refused.error  # the kind of the first precise refusal (a frame's SchemaError)
             except PdevalError as exc:  # a domain's precise error (a frame's columns): one refusal among others
                 reasons.append(str(exc))
                 error = type(exc) if error is PdevalError else error

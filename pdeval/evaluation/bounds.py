@@ -59,11 +59,14 @@ import numpy as np
 import pandas as pd
 
 from pdeval.common import threads
+from pdeval.common.contract import Choice, Integer, Nullable, contract
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import layout
 from pdeval.engine.segments import ABSENT, POOLED, QrelsTable, Segments
 from pdeval.errors import PdevalError
 from pdeval.evaluation.core import MeasureLike, measure_chunk, prepare, result_frame, variant_chunks
+from pdeval.frames.domains import Frame
+from pdeval.measures.domains import Measures
 
 __all__ = ["bounds", "summarize_bounds", "BOUND_COLUMNS", "UNJUDGED_CHOICES"]
 
@@ -76,6 +79,8 @@ UNJUDGED_CHOICES = ("all", "absent", "pooled")
 Unjudged = Literal["all", "absent", "pooled"]
 
 
+@contract(run=Frame("run", foreign=True), qrels=Frame("qrels", foreign=True), measures=Measures(),
+          unjudged=Choice(*UNJUDGED_CHOICES), grade=Nullable(Integer(0)))
 @takes_engine_options
 def bounds(
     run: pd.DataFrame,
@@ -123,8 +128,6 @@ def bounds(
     effectiveness", ACM TOIS 27(1): the residual of RBP; Buckley & Voorhees (2004, SIGIR) and
     Sakai (2007, SIGIR) for the measures that ignore unjudged documents.
     """
-    if unjudged not in UNJUDGED_CHOICES:
-        raise PdevalError(f"unjudged must be 'all', 'absent' or 'pooled', not {unjudged!r}")
     engine = EngineOptions.of(options)
     parsed, judgments, ranked = prepare(run, qrels, measures, engine)
     fill_level = _fill_levels(judgments.table, len(judgments.variants), grade, parsed)
@@ -360,14 +363,10 @@ def _fill_levels(table: QrelsTable, n_variants: int, grade: Optional[int], parse
     np.maximum.at(top, table.variant[table.entry_of_level], table.levels.astype(np.int64))
     if grade is None:  # relevant at the top grade, and at least at level 1
         return np.maximum(top, 1)
-    if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, (int, np.integer)):
-        raise PdevalError(f"grade must be an integer relevance level >= 0, not {grade!r}")
-    if grade < 0:
-        raise PdevalError(f"grade must be a relevance level >= 0, not {grade}")
     collection_wide = [str(m) for m in parsed if "gain_max" in dict(m.params) and m.param("gain_max") is None]
     if collection_wide and (grade > top).any():
         raise PdevalError(
-            f"grade={grade} is above the top grade of a qrels variant ({int(top.min())}), which would raise the "
+            f"bounds(): grade={grade} is above the top grade of a qrels variant ({int(top.min())}), which would raise the "
             f"collection-wide gain maximum of {collection_wide}; give those measures gain_max= or a lower grade"
         )
     return np.full(n_variants, int(grade), dtype=np.int64)

@@ -125,7 +125,7 @@ def summarize(
     SchemaError
         Not a result frame, or a bad ``system``/``by``; a frame of :func:`pdeval.estimate`
         (its run means with intervals computed jointly over the topics come from
-        ``estimate(..., level="run")``; averaging per-topic intervals would not give them).
+        ``estimate(..., per="run")``; averaging per-topic intervals would not give them).
 
     See Also
     --------

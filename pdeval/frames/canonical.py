@@ -535,7 +535,7 @@ def as_result(frame: pd.DataFrame) -> pd.DataFrame:
             "values, not keys. Analyse one value column as 'value', e.g. frame.drop(columns=[...]) for today's "
             "values or frame.assign(value=frame['estimate']).drop(columns=[...]) for the estimates"
             + ("; for run means with intervals computed jointly over the topics (the mean of per-topic intervals "
-               "is not one), call pdeval.estimate(..., level='run')" if "estimate" in interval else "")
+               "is not one), call pdeval.estimate(..., per='run')" if "estimate" in interval else "")
         )
     return frame
 

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from pdeval.common.contract import ALIEN, Boolean, Choice, Domain, Instance, Integer, ListOf, Nullable, Refused, Text
+from pdeval.common.contract import ALIEN, Callable_, Choice, Domain, Integer, ListOf, MappingOf, Nullable, Refused, Text
+from pdeval.common.progress import PROGRESS
+from pdeval.common.seeds import SEED
 
-__all__ = ["ORDER_COLUMNS", "OrderFrame", "POOLED", "POOL_DEPTH", "POOL_DEPTHS", "PROGRESS", "REMOVED_AS", "SEED"]
+__all__ = ["GROUP", "ORDER_COLUMNS", "OrderFrame", "POOLED", "POOL_DEPTH", "POOL_DEPTHS", "PROGRESS", "REMOVED_AS", "SEED"]
 
-#: ``seed=``: a non-negative integer, ``None`` (fresh entropy) or a ``numpy.random.Generator``
-SEED = Nullable(Integer(0) | Instance((np.random.Generator,), "a numpy Generator", np.random.default_rng(0)))
-#: ``progress=``: a bar for long work (``None``), always (``True``) or never (``False``)
-PROGRESS = Nullable(Boolean())
 #: ``pooled=``: the runs that built the pool (default every run)
 POOLED = Nullable(ListOf(Text("a run name"), unique=True))
+#: ``group=``: the unit of a leave-one-out, a mapping run -> group or a function of the run name
+GROUP = Nullable(MappingOf(Text("a run name"), Text("a group name") | Integer()) | Callable_("a function run -> group"))
 #: ``removed_as=``: how a judgment outside a derived qrels appears (-1, or absent)
 REMOVED_AS = Choice("pooled", "absent")
 #: ``pool_depth=``: one pool depth

@@ -10,13 +10,13 @@ from typing import Callable, Iterable, Mapping, Union
 import numpy as np
 import pandas as pd
 
-from pdeval.common.contract import Callable_, Integer, MappingOf, Nullable, Text, contract
+from pdeval.common.contract import contract
 from pdeval.engine.options import OPTION_DOMAINS, EngineOptions
 from pdeval.engine.ranking import ScorePrecision, rank_run
 from pdeval.evaluation.core import MeasureLike, evaluate_frames
 from pdeval.frames.canonical import as_run
 from pdeval.frames.domains import Frame
-from pdeval.judgments.domains import POOL_DEPTH, REMOVED_AS
+from pdeval.judgments.domains import GROUP, POOL_DEPTH, REMOVED_AS
 from pdeval.judgments.pooling import row_positions, run_groups
 from pdeval.judgments.reduction import DESIGN_COLUMNS, RemovedAs, plain_qrels
 from pdeval.measures.domains import Measures
@@ -36,7 +36,7 @@ def _group_codes(run_names: pd.Series, groups: Mapping[str, str], group_index: M
     run=Frame("run"),
     qrels=Frame("qrels", variants=False),
     pool_depth=POOL_DEPTH,
-    group=Nullable(MappingOf(Text("a run name"), Text("a group name") | Integer()) | Callable_("a function run -> group")),
+    group=GROUP,
     measures=Measures(),
     removed_as=REMOVED_AS,
     score_precision=OPTION_DOMAINS["score_precision"],

@@ -125,13 +125,13 @@ def bound_intervals(bounds: pd.DataFrame, *, measures: str, top: Optional[int] =
 @contract(estimates=Frame("any"), measures=MEASURE, top=TOP)
 def estimate_intervals(estimates: pd.DataFrame, *, measures: str, top: Optional[int] = None) -> Figure:
     """Each run's estimated mean of one measure (``measures``) with its interval (:func:`pdeval.estimate` with
-    ``level="run"``, or per topic: averaged first) beside today's value (unjudged documents
+    ``per="run"``, or per topic: averaged first) beside today's value (unjudged documents
     nonrelevant); runs sorted by the estimate, best on top; ``top`` keeps the best ``top``."""
     require_columns(estimates, ["run", "measure", "value", "estimate", "low", "high"], "estimate_intervals")
     measure = measures
     if "query_id" in estimates.columns:
         raise SchemaError("estimate_intervals draws run means with intervals computed jointly over topics: "
-                          "call pdeval.estimate(..., level='run')")
+                          "call pdeval.estimate(..., per='run')")
     data = estimates[estimates["measure"] == measure]
     if data.empty:
         raise SchemaError(f"estimate_intervals: measure {measure!r} is not in the frame; it has "

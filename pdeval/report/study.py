@@ -307,7 +307,7 @@ def _estimates(run, qrels, measures: list[str], n_resamples: int, seed: int, tab
         warnings.warn(f"--estimate: none of {measures} can be estimated (supported: {', '.join(SUPPORTED)})",
                       PdevalWarning)
         return
-    frame = estimate(run, qrels, chosen, n_resamples=n_resamples, seed=seed, level="run", progress=False)
+    frame = estimate(run, qrels, chosen, n_resamples=n_resamples, seed=seed, per="run", progress=False)
     tables["estimates"] = frame.sort_values(["measure", "estimate"], ascending=[True, False]).reset_index(drop=True)
 
 
