@@ -126,7 +126,7 @@ def test_pairs_in_one_set_only_are_counted_and_left_out():
     assert (cov.n_reference, cov.n_labels, cov.n_common, cov.only_reference, cov.only_labels) == (4, 5, 3, 1, 2)
     assert result.statistics.query("label_set == 's'")["n_pairs"].unique().tolist() == [3]
     with pytest.raises(SchemaError, match="only the pairs both label"):
-        pdeval.agreement(ref, {"s": other}, missing="raise")
+        pdeval.agreement(ref, {"s": other}, missing="error")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pdeval.agreement(ref, {"s": other}, missing="ignore")
@@ -559,5 +559,30 @@ def test_write_qrels_says_it_leaves_out_the_source_column(tmp_path):
 
 def test_agreement_threshold_must_be_a_grade():
     qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
-    with pytest.raises(pdeval.errors.PdevalError, match="threshold must be an integer grade"):
+    with pytest.raises(pdeval.errors.PdevalError, match=r"agreement\(\): threshold='2' is not an integer"):
         pdeval.agreement(qrels, {"a": qrels}, threshold="2")
+    with pytest.raises(pdeval.errors.PdevalError, match=r"missing='raise' .*'raise' is now called 'error'"):
+        pdeval.agreement(qrels, {"a": qrels}, missing="raise")
+
+
+def test_a_text_target_grade_is_refused_by_name():
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(pdeval.errors.PdevalError, match=r"map_grades\(\): mapping=\{1: 'high'\} is not .*its value 'high'"):
+        pdeval.map_grades(qrels, {1: "high"})
+
+
+def test_a_cached_grade_that_is_not_an_integer_is_refused():
+    """A cache mapping with grade 1.5 was stored as 1; now it is refused, naming the pair."""
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(pdeval.errors.PdevalError, match=r"cache= holds 1 grade\(s\) that are not integers >= 0, first 1.5"):
+        pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), cache={("1", "b"): 1.5})
+    holes = pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), cache={("1", "b"): 2})
+    assert holes["relevance"].tolist() == [2]
+
+
+def test_label_sets_sharing_no_run_name_the_missing_overlap():
+    result = pd.DataFrame({"run": ["a", "b", "c", "d"], "label_set": ["human", "human", "llm", "llm"],
+                           "measure": "AP", "value": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(pdeval.errors.SchemaError, match=r"'llm' \(0 shared\) share fewer than two systems"):
+        pdeval.compare_leaderboards(result, "human")

@@ -270,14 +270,14 @@ def test_judgment_draws_take_the_same_seed():
     a = pdeval.reduce(qrels, [50], seed=np.random.default_rng(3))
     b = pdeval.reduce(qrels, [50], seed=np.random.default_rng(3))
     pd.testing.assert_frame_equal(a, b)
-    with pytest.raises(PdevalError, match=r"reduce\(\): seed=-2 is not None or an integer >= 0 or a numpy Generator"):
+    with pytest.raises(PdevalError, match=r"reduce\(\): seed=-2 is not None or an integer >= 0 or a numpy.random.Generator"):
         pdeval.reduce(qrels, [50], seed=-2)
 
 
 def test_fill_holes_refuses_a_bool_depth():
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["e"], "relevance": [1]})
-    with pytest.raises(PdevalError, match="pool_depth must be an integer >= 1, not True"):
+    with pytest.raises(PdevalError, match=r"fill_holes\(\): pool_depth=True is not an integer >= 1"):
         pdeval.fill_holes(run, qrels, lambda batch: [0] * len(batch), pool_depth=True)
 
 

@@ -343,7 +343,7 @@ def test_rank_correlation_missing_runs_warn_or_raise():
     assert out["n_runs"].item() == 3
     assert out["value"].item() == pytest.approx(1 / 3, abs=TOL)
     with pytest.raises(SchemaError, match="lack a reference value"):
-        rank_correlation(result, reference, missing="raise")
+        rank_correlation(result, reference, missing="error")
 
 
 def test_rank_correlation_errors_name_the_problem():

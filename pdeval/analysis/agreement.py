@@ -16,7 +16,11 @@ import numpy as np
 import pandas as pd
 
 from pdeval.analysis.bundle import ResultBundle
-from pdeval.analysis.labels import LABEL_SET, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels
+from pdeval.analysis.labels import (
+    GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels,
+)
+from pdeval.common.contract import Boolean, Choice, Integer, contract
+from pdeval.frames.domains import Frame
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 
 __all__ = ["ALL_SETS", "STATISTICS", "Agreement", "agreement"]
@@ -133,6 +137,8 @@ def _all_coders_coincidence(
     return out
 
 
+@contract(qrels=Frame("qrels", variants=False), others=LABEL_SETS, threshold=Integer(), per_topic=Boolean(),
+          overall=Boolean(), grade_map=GRADE_MAP, missing=Choice("warn", "ignore", "error", renamed={"raise": "error"}))
 def agreement(
     qrels: pd.DataFrame,
     others: LabelSets,
@@ -141,7 +147,7 @@ def agreement(
     per_topic: bool = False,
     overall: bool = True,
     grade_map: GradeMap = None,
-    missing: Literal["warn", "ignore", "raise"] = "warn",
+    missing: Literal["warn", "ignore", "error"] = "warn",
 ) -> Agreement:
     """Agreement of one or many label sets with a reference label set, in one vectorised pass.
 
@@ -153,7 +159,7 @@ def agreement(
     **Pairs.** Only the (query_id, doc_id) pairs both the reference and a set label are
     compared. Pairs labelled by one side only are counted in :attr:`Agreement.coverage`; with
     ``missing="warn"`` (default) a :class:`~pdeval.errors.PdevalWarning` gives the counts,
-    ``"raise"`` raises :class:`~pdeval.errors.SchemaError`, ``"ignore"`` is silent. This is
+    ``"error"`` raises :class:`~pdeval.errors.SchemaError`, ``"ignore"`` is silent. This is
     Krippendorff's own rule: a unit with a single value is not pairable.
 
     For each label set (and each topic with ``per_topic=True``, plus ``query_id="all"``), with
@@ -198,7 +204,7 @@ def agreement(
     grade_map
         A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
     missing
-        ``"warn"``, ``"ignore"`` or ``"raise"`` when the sets do not label the same pairs.
+        ``"warn"``, ``"ignore"`` or ``"error"`` when the sets do not label the same pairs.
 
     Returns
     -------
@@ -210,7 +216,7 @@ def agreement(
     PdevalError
         A bad option value.
     SchemaError
-        No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="raise"``.
+        No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="error"``.
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
@@ -218,8 +224,6 @@ def agreement(
     long = long.loc[long["relevance"].to_numpy() >= 0].reset_index(drop=True)
     if (long[LABEL_SET] == ALL_SETS).any():
         raise SchemaError(f"a label set may not be named {ALL_SETS!r} (the name of the pooled rows)")
-    if missing not in ("warn", "ignore", "raise"):
-        raise PdevalError(f"missing must be 'warn', 'ignore' or 'raise', not {missing!r}")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
         raise PdevalError(f"threshold must be an integer grade (relevant iff grade >= threshold), not {threshold!r}")
     set_code, set_names = pd.factorize(long[LABEL_SET], sort=False)
@@ -297,7 +301,7 @@ def _coverage(set_code: np.ndarray, set_names, common: np.ndarray, n_reference: 
             f"reference, {int(uneven['only_labels'].iloc[0])} only in the set); only the pairs both label are "
             f"compared (see Agreement.coverage)"
         )
-        if missing == "raise":
+        if missing == "error":
             raise SchemaError(message)
         warnings.warn(message, PdevalWarning, stacklevel=3)
     return coverage

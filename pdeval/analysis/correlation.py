@@ -40,7 +40,9 @@ from pdeval.analysis.coefficients import (
     tau_ap,
     tau_significance,
 )
+from pdeval.common.contract import Boolean, Choice, ListOf, Nullable, Real, Text, contract
 from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.frames.domains import Frame
 from pdeval.evaluation.results import require_systems, split_keys, summarize
 from pdeval.frames.canonical import as_result, result_keys
 
@@ -57,7 +59,7 @@ __all__ = [
     "tau_significance",
 ]
 
-MissingPolicy = Literal["warn", "raise"]
+MissingPolicy = Literal["warn", "error"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -138,6 +140,10 @@ def _prepare_reference(
     return est, ref, shared
 
 
+@contract(result=Frame("result"), reference=Text("a measure of the result") | Frame("result"),
+          methods=ListOf(Choice(*METHODS), unique=True), by=Nullable(ListOf(Text("a column name"), unique=True)),
+          aggregate=Boolean(), alpha=Nullable(Real(0, 1, closed="neither")), system=Text("a column name"),
+          missing=Choice("warn", "error", renamed={"raise": "error"}))
 def rank_correlation(
     result: pd.DataFrame,
     reference: Union[str, pd.DataFrame],
@@ -177,7 +183,7 @@ def rank_correlation(
     **Alignment.** Systems are aligned by name. Systems present on one side only (or with a
     NaN mean) are left out of that comparison; with ``missing="warn"`` (default) one
     :class:`~pdeval.errors.PdevalWarning` gives the counts and first names, with
-    ``missing="raise"`` a :class:`~pdeval.errors.SchemaError` is raised. ``n_runs`` reports
+    ``missing="error"`` a :class:`~pdeval.errors.SchemaError` is raised. ``n_runs`` reports
     the number of systems each statistic was computed on.
 
     ``alpha`` adds the normal test of tau (:func:`tau_significance`, Sakai 2007) to the
@@ -210,7 +216,7 @@ def rank_correlation(
         With ``aggregate``, the level of the significance counts.
     system : str, default 'run'
         The column naming the systems.
-    missing : {'warn', 'raise'}, default 'warn'
+    missing : {'warn', 'error'}, default 'warn'
         Systems on one side only (see "Alignment" above).
 
     Returns
@@ -224,8 +230,6 @@ def rank_correlation(
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise PdevalError(f"unknown comparison method(s) {unknown}; choose from {list(METHODS)}")
-    if missing not in ("warn", "raise"):
-        raise PdevalError(f"missing must be 'warn' or 'raise', not {missing!r}")
     result = as_result(result)
     by_list, _ = split_keys(result, system=system, by=by)
     if aggregate and "sample" not in by_list:
@@ -263,7 +267,7 @@ def rank_correlation(
         only_ref = ref_series.index.difference(est_series.index)
         if len(only_est) or len(only_ref):
             where = f"measure {measure!r}" + (f", {dict(zip(by_list, variant))}" if by_list else "")
-            if missing == "raise":
+            if missing == "error":
                 raise SchemaError(
                     f"rank_correlation ({where}): {len(only_est)} system(s) of the result lack a "
                     f"reference value (first: {list(only_est[:3])}) and {len(only_ref)} reference "
@@ -325,6 +329,9 @@ def _aggregate_samples(out: pd.DataFrame, by_list: list[str], alpha: Optional[fl
     return summary
 
 
+@contract(result=Frame("result"), methods=Choice(*METHODS) | ListOf(Choice(*METHODS), lone=False, unique=True),
+          system=Text("a column name"),
+          measures=Nullable(ListOf(Text("a measure of the result"), unique=True)))
 def correlation_table(
     result: pd.DataFrame,
     *,
@@ -366,11 +373,6 @@ def correlation_table(
         Several rankings per measure, or a measure the result lacks.
     """
     names = [methods] if isinstance(methods, str) else list(methods)
-    if not names:
-        raise PdevalError(f"methods must name at least one coefficient of {list(METHODS)}")
-    for method in names:
-        if method not in METHODS:
-            raise PdevalError(f"unknown comparison method {method!r}; choose from {list(METHODS)}")
     result = as_result(result)
     by_list, _ = split_keys(result, system=system)
     means = summarize(result, system=system, by=by_list)

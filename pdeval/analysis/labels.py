@@ -28,13 +28,18 @@ from typing import Callable, Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.contract import (
+    Boolean, Callable_, Choice, FilePath, Instance, Integer, ListOf, MappingOf, Nullable, Text, contract,
+)
 from pdeval.common.options import check_int
-from pdeval.common.progress import check_progress, progress_bar
+from pdeval.common.progress import PROGRESS, check_progress, progress_bar
 from pdeval.common.docs import shared_docs
 from pdeval.engine.ranking import ScorePrecision, rank_run
 from pdeval.judgments.reduction import DESIGN_COLUMNS
 from pdeval.errors import ParseError, PdevalError, SchemaError
 from pdeval.frames.canonical import as_qrels, as_run, variant_keys
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import POOL_DEPTH
 
 __all__ = [
     "LABEL_SET",
@@ -58,6 +63,14 @@ SOURCE = "source"
 MergePolicy = Literal["fill", "replace", "prefer"]
 GradeMap = Union[None, Mapping[int, int], Mapping[str, Mapping[int, int]]]
 LabelSets = Union[pd.DataFrame, Mapping[str, pd.DataFrame]]
+
+#: the domains the label functions share (:mod:`pdeval.common.contract`)
+#: ``sets=``: one qrels frame (a ``label_set`` column names its sets) or a mapping name -> qrels frame
+LABEL_SETS = Frame("qrels") | MappingOf(Text("a label set name"), Frame("qrels"), min_len=1)
+#: ``grade_map=``: old grade -> new grade, for every set or per label set name
+GRADES = MappingOf(Integer(), Integer(), min_len=1)
+GRADE_MAP = Nullable(GRADES | MappingOf(Text("a label set name"), GRADES, min_len=1))
+SCORE_PRECISION = Choice("float64", "float32")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,6 +112,7 @@ def plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None, *
     return q[columns].reset_index(drop=True)
 
 
+@contract(sets=LABEL_SETS, name=Text("a label set name"), by=Nullable(Text("a column name")))
 def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = None) -> pd.DataFrame:
     """Several label sets as one long qrels frame with a ``label_set`` column.
 
@@ -155,6 +169,7 @@ def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = Non
     return long
 
 
+@contract(qrels=Frame("qrels"), mapping=GRADE_MAP)
 def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
     """Map the grades of a qrels frame (or of each label set) to another scale.
 
@@ -215,6 +230,8 @@ def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
     return q.assign(relevance=relevance)
 
 
+@contract(qrels=Frame("qrels", variants=False), automatic=Frame("qrels", variants=False),
+          policy=Choice("fill", "replace", "prefer"), human_source=Text(), automatic_source=Text(), return_counts=Boolean())
 def merge_qrels(
     qrels: pd.DataFrame,
     automatic: pd.DataFrame,
@@ -327,6 +344,8 @@ def merge_qrels(
     return (merged, counts) if return_counts else merged
 
 
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), k=ListOf(Integer(1), unique=True),
+          score_precision=SCORE_PRECISION)
 def judged_by_source(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -424,6 +443,10 @@ def _read_cache(path: Path) -> dict:
     return dict(zip(zip(frame["query_id"], frame["doc_id"]), grade.astype(np.int64)))
 
 
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), judge=Callable_("a function frame -> grades"),
+          pool_depth=POOL_DEPTH, batch_size=Integer(1),
+          cache=Nullable(FilePath() | Instance((MutableMapping,), "a mutable mapping (query_id, doc_id) -> grade", {})),
+          topics=Choice("qrels", "all"), source=Text(), progress=PROGRESS, score_precision=SCORE_PRECISION)
 @shared_docs
 def fill_holes(
     run: pd.DataFrame,
@@ -508,6 +531,15 @@ def fill_holes(
     store: MutableMapping = _read_cache(path) if path is not None else (cache if cache is not None else {})
     keys = list(zip(holes["query_id"], holes["doc_id"]))
     known = np.fromiter((key in store for key in keys), dtype=bool, count=len(keys))
+    if path is None and known.any():  # a mapping of the caller's: its grades are checked as a file's are
+        cached = [store[key] for key, hit in zip(keys, known) if hit]
+        numeric = pd.to_numeric(pd.Series(cached, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(np.isnan(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
+                             | np.array([isinstance(v, (bool, np.bool_)) for v in cached]))
+        if len(bad):
+            pair = [key for key, hit in zip(keys, known) if hit][bad[0]]
+            raise PdevalError(f"fill_holes(): cache= holds {len(bad)} grade(s) that are not integers >= 0, first "
+                              f"{cached[bad[0]]!r} for {pair!r}; a grade is stored as it is, never rounded")
     todo = holes.loc[~known].reset_index(drop=True)
     starts = range(0, len(todo), batch_size)
     for start in progress_bar(starts, enabled=progress, total=len(starts), desc="judging"):

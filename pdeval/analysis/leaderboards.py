@@ -16,15 +16,20 @@ import pandas as pd
 
 from pdeval.analysis.correlation import rank_correlation
 from pdeval.evaluation.results import summarize
-from pdeval.analysis.labels import LABEL_SET, GradeMap, LabelSets, label_sets, map_grades
+from pdeval.analysis.coefficients import METHODS as COEFFICIENTS
+from pdeval.analysis.labels import GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades
+from pdeval.common.contract import Choice, Integer, ListOf, Text, contract
+from pdeval.frames.domains import Frame
+from pdeval.measures.domains import Measures
 from pdeval.engine.options import EngineOptions, takes_engine_options
-from pdeval.errors import PdevalError, SchemaError
+from pdeval.errors import SchemaError
 from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_result
 
 __all__ = ["compare_leaderboards", "leaderboard_changes", "leaderboards"]
 
 
+@contract(run=Frame("run"), sets=LABEL_SETS, measures=Measures(), grade_map=GRADE_MAP)
 @takes_engine_options
 def leaderboards(
     run: pd.DataFrame,
@@ -92,6 +97,24 @@ def _split_reference(result: pd.DataFrame, reference: str, system: str):
     return est, ref, by
 
 
+def _check_overlap(est: pd.DataFrame, ref: pd.DataFrame, reference: str, system: str) -> None:
+    """Every label set must share at least two systems with the reference: name the sets that
+    do not (a correlation of one system, or of none, says nothing)."""
+    ref_systems = set(ref[system].astype(str))
+    shared = est.assign(_s=est[system].astype(str)).groupby(LABEL_SET, observed=True)["_s"].agg(
+        lambda s: len(set(s) & ref_systems))
+    lacking = shared[shared < 2]
+    if len(lacking):
+        shown = ", ".join(f"{name!r} ({int(n)} shared)" for name, n in lacking.items())
+        raise SchemaError(
+            f"compare_leaderboards(): the label set(s) {shown} share fewer than two systems ({system!r}) with the "
+            f"reference {reference!r}, which has {sorted(ref_systems)[:5]}: evaluate the same runs under every label set"
+        )
+
+
+@contract(result=Frame("result", allowed=("label_set",)), reference=Text("a label set name"),
+          methods=ListOf(Choice(*COEFFICIENTS), unique=True), k=ListOf(Integer(1), unique=True),
+          system=Text("a column name"), missing=Choice("warn", "error", renamed={"raise": "error"}))
 def compare_leaderboards(
     result: pd.DataFrame,
     reference: str,
@@ -99,7 +122,7 @@ def compare_leaderboards(
     methods: Union[str, Sequence[str]] = ("tau_b", "tau_ap"),
     k: Union[int, Sequence[int]] = (5, 10),
     system: str = "run",
-    missing: Literal["warn", "raise"] = "warn",
+    missing: Literal["warn", "error"] = "warn",
 ) -> pd.DataFrame:
     """Compare the system ranking under every label set with the ranking under ``reference``.
 
@@ -127,7 +150,7 @@ def compare_leaderboards(
     system
         The column naming the systems.
     missing
-        ``"warn"`` or ``"raise"`` when a system lacks a mean under one of the two.
+        ``"warn"`` or ``"error"`` when a system lacks a mean under one of the two.
 
     Returns
     -------
@@ -143,10 +166,8 @@ def compare_leaderboards(
         No ``label_set`` column, an unknown reference, or nothing but the reference.
     """
     est, ref, by = _split_reference(result, reference, system)
-    ks = [k] if isinstance(k, (int, np.integer)) else list(k)
-    if any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
-        raise PdevalError(f"k must be a positive integer or a list of them, not {k!r}")
-    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    ks = list(k)
+    _check_overlap(est, ref, reference, system)
     correlations = rank_correlation(est, ref, methods=methods, by=by, system=system, missing=missing)
     correlations = correlations.drop(columns="reference")
     est_ranks = _ranked_means(est, system, by)
@@ -171,6 +192,7 @@ def compare_leaderboards(
     return out
 
 
+@contract(result=Frame("result", allowed=("label_set",)), reference=Text("a label set name"), system=Text("a column name"))
 def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "run") -> pd.DataFrame:
     """How far each system moves between the reference leaderboard and each other label set's.
 
