@@ -22,8 +22,8 @@ from pdeval.common import threads
 from pdeval.engine.ids import byte_order, encode, fingerprint, packed_ids
 from pdeval.engine.index import JudgmentIndex, key_codes
 from pdeval.engine.ranking import (
-    ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, row_blocks, scores_for_ordering,
-    trec_order,
+    ScorePrecision, TieOrder, group_major, group_offsets, groups_with_repeats, ranks_within, row_blocks,
+    scores_for_ordering, tie_order, trec_order,
 )
 from pdeval.engine.segments import Segments
 from pdeval.frames.canonical import DuplicatePolicy, drop_duplicates, take_rows
@@ -266,7 +266,8 @@ class _Part:
 
 
 def layout(
-    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool, judged_rows_only: bool
+    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool, judged_rows_only: bool,
+    tie_mode: TieOrder = "trec",
 ) -> tuple[np.ndarray, np.ndarray, Segments]:
     """Segments of the given variants: which (variant, group) lists, and their rows' judgments.
 
@@ -275,6 +276,11 @@ def layout(
     whose document some variant's qrels hold are laid out, each with its rank in the full
     list (``Segments.ranks``): rows absent from every variant's qrels cannot change the
     measures that declare ``sparse`` (they only shift ranks), so they are left implicit.
+
+    ``tie_mode`` is the engine option ``ties``: ``"optimistic"`` / ``"pessimistic"`` reorder
+    the rows inside each run of tied scores by their judgment in each variant (best first /
+    last, :func:`~pdeval.engine.ranking.tie_order`); ``"expected"`` keeps trec_eval's order and
+    marks the segments, whose kernels then average over the orders of each run.
     """
     lengths = np.diff(ranked.offsets)
     topic_of_group = np.arange(len(lengths)) % max(ranked.n_topics, 1)
@@ -311,7 +317,12 @@ def layout(
         ranks = np.tile(ranks, len(variants)) if whole else np.broadcast_to(ranks, rows.shape)[rows]
     if ties is not None:  # per row: first and last rank of its run of tied scores
         ties = np.tile(ties, (len(variants), 1)) if whole else np.concatenate([ties[row] for row in rows])
+    if tie_mode in ("optimistic", "pessimistic") and ties is not None:
+        moved, ranks = tie_order(offsets, ties, rel, tie_mode == "optimistic", ranks)
+        rel = rel[moved]
+        info = None if info is None else {name: values[moved] for name, values in info.items()}
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties,
+                                    tie_mode=tie_mode)
 
 

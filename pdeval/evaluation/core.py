@@ -31,6 +31,7 @@ from pdeval.engine.index import JudgmentIndex, index_qrels
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.segments import Segments
+from pdeval.errors import PdevalError
 
 MeasureLike = Union[str, Measure]
 
@@ -93,13 +94,30 @@ def prepare(run: pd.DataFrame, qrels: pd.DataFrame, measures: Union[MeasureLike,
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
     require_rows(run, "run")
     judgments = judgments or index_qrels(qrels, duplicates=duplicates, variants=options.variants)
+    check_ties(parsed, options)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=options.score_precision, depth=depth, duplicates=duplicates,
-        ties=any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
+        ties=options.ties != "trec" or any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
     )
     if coverage:
         check_coverage(ranked, judgments, complete=options.complete, depth=depth)
     return parsed, judgments, ranked
+
+
+def check_ties(parsed: list, options: EngineOptions) -> None:
+    """Refuse, before any work, what the engine option ``ties`` cannot do: a ``depth`` cut
+    (taken in trec_eval's order, it would fix which tied documents are kept) and, for
+    ``ties="expected"``, the measures without a known expected value (naming them)."""
+    if options.ties == "trec":
+        return
+    if options.depth is not None:
+        raise PdevalError(
+            f"depth={options.depth} cuts the lists in trec_eval's order, so it cannot be combined with "
+            f"ties={options.ties!r} (which tied documents are kept would depend on their ids); use a "
+            "cutoff (P@k, nDCG@k, ...) or ties='trec'"
+        )
+    for measure in parsed:
+        measure.check_ties(options.ties)
 
 
 def variant_chunks(ranked: RankedRun, judgments: JudgmentIndex, options: EngineOptions) -> list[np.ndarray]:
@@ -119,7 +137,8 @@ def measure_chunk(
     values, whole = {}, None
     layouts = sorted({options.sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
     for judged_rows_only in layouts:
-        variant, group, segments = layout(ranked, judgments, variants, options.complete, judged_rows_only)
+        variant, group, segments = layout(ranked, judgments, variants, options.complete, judged_rows_only,
+                                          options.ties)
         for index, measure in enumerate(parsed):
             if (options.sparse and measure.sparse) == judged_rows_only:
                 values[index] = measure.compute(segments)
