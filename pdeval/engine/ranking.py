@@ -319,12 +319,11 @@ def tie_order(
     bounds = np.flatnonzero(starts)
     ends = np.append(bounds[1:], n)
     long = ends - bounds > 1
-    if not long.any():
-        return permutation, ranks
-    rows, block_offsets = _segments_of(bounds[long], ends[long])
-    values = key[rows].astype(np.float64)
-    permutation[rows] = rows[sort_within(block_offsets, [-values if best_first else values])]
-    if ranks is not None:
+    if long.any():
+        rows, block_offsets = _segments_of(bounds[long], ends[long])
+        values = key[rows].astype(np.float64)
+        permutation[rows] = rows[sort_within(block_offsets, [-values if best_first else values])]
+    if ranks is not None:  # a run of one laid-out row moves too: to the run's first or last rank
         block = np.cumsum(starts) - 1
         index = np.arange(n, dtype=np.int64) - bounds[block]
         if best_first:
