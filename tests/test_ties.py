@@ -183,44 +183,45 @@ def test_ties_compose_with_variants_and_bounds():
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
-
-def _real_collections():
-    found = []
-    for qrels in sorted(DATA.glob("clef*/qrels*")) + sorted(DATA.glob("trec-dl21/qrels*")):
-        runs = sorted(p for p in (qrels.parent / "runs").glob("*") if p.is_file()) if (qrels.parent / "runs").is_dir() else []
-        if runs:
-            found.append((qrels, runs))
-    return found
+#: the real collections: qrels file and run folder under ../shared/data
+COLLECTIONS = [
+    ("clef2015-chs-task2/qrels/qrels.eng.clef2015.qtest.graded.txt", "clef2015-chs-task2/runs"),
+    ("clef2016-chs-task2/qrels.txt", "clef2016-chs-task2/runs"),
+    ("clef2018-chs-task1/qrels.txt", "clef2018-chs-task1/runs"),
+    ("trec-dl21/qrels-pass.dl21.human.txt", "trec-dl21/runs"),
+]
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="the real collections are not at ../shared/data")
-def test_dcg_matches_scikit_learn_on_real_runs():
+@pytest.mark.parametrize("qrels_file, run_folder", COLLECTIONS, ids=[c[0].split("/")[0] for c in COLLECTIONS])
+def test_dcg_matches_scikit_learn_on_real_runs(qrels_file, run_folder):
+    """DCG@10 with ties="expected" is scikit-learn's tie-averaged DCG on every (run, topic)
+    ranking; nDCG@10 too where every relevant document is retrieved (the same ideal list)."""
     from sklearn.metrics import dcg_score, ndcg_score
 
-    collections = _real_collections()
-    if not collections:
-        pytest.skip("no qrels with runs under ../shared/data")
+    if not (DATA / qrels_file).is_file() or not (DATA / run_folder).is_dir():
+        pytest.skip(f"{qrels_file} or {run_folder} is not under ../shared/data")
     k = 10
-    checked = 0
-    for qrels_path, run_paths in collections:
-        qrels = pdeval.read_qrels(qrels_path)
-        run = pdeval.read_run(run_paths[:12])
-        got = pdeval.evaluate(run, qrels, [f"DCG@{k}", f"nDCG@{k}"], ties="expected")
-        got = got.pivot_table(index=["run", "query_id"], columns="measure", values="value")
-        grade = qrels.set_index(["query_id", "doc_id"])["relevance"].clip(lower=0)
-        merged = run.merge(grade.rename("gain").reset_index(), on=["query_id", "doc_id"], how="left")
-        merged["gain"] = merged["gain"].fillna(0.0)
-        relevant = qrels[qrels.relevance > 0].groupby("query_id").size()
-        for (name, topic), rows in merged.groupby(["run", "query_id"]):
-            if (name, topic) not in got.index:
-                continue
-            if len(rows) < 2:
-                continue
-            y_true, y_score = rows["gain"].to_numpy()[None, :], rows["score"].to_numpy()[None, :]
-            expected = dcg_score(y_true, y_score, k=k, ignore_ties=False)
-            assert got.loc[(name, topic), f"DCG@{k}"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
-            if (rows["gain"] > 0).sum() == relevant.get(topic, 0) and relevant.get(topic, 0) > 0:
-                expected = ndcg_score(y_true, y_score, k=k, ignore_ties=False)
-                assert got.loc[(name, topic), f"nDCG@{k}"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
-            checked += 1
-    assert checked > 0
+    qrels = pdeval.read_qrels(DATA / qrels_file)
+    run = pdeval.read_run(sorted(str(p) for p in (DATA / run_folder).iterdir() if p.is_file()), duplicates="first")
+    run = run[run["query_id"].isin(set(qrels["query_id"]))]
+    got = pdeval.evaluate(run, qrels, [f"DCG@{k}", f"nDCG@{k}"], ties="expected")
+    got = got.pivot_table(index=["run", "query_id"], columns="measure", values="value")
+    grade = qrels.groupby(["query_id", "doc_id"])["relevance"].max().clip(lower=0).rename("gain")
+    merged = run.merge(grade.reset_index(), on=["query_id", "doc_id"], how="left")
+    merged["gain"] = merged["gain"].fillna(0.0)
+    relevant = qrels[qrels.relevance > 0].groupby("query_id")["doc_id"].nunique()
+    dcg_checked = ndcg_checked = 0
+    for (name, topic), rows in merged.groupby(["run", "query_id"], sort=False):
+        y_true, y_score = rows["gain"].to_numpy()[None, :], rows["score"].to_numpy(dtype=float)[None, :]
+        if y_true.shape[1] < 2:
+            continue
+        want = dcg_score(y_true, y_score, k=k, ignore_ties=False)
+        assert got.loc[(name, topic), f"DCG@{k}"] == pytest.approx(want, rel=1e-9, abs=1e-12), (name, topic)
+        dcg_checked += 1
+        if relevant.get(topic, 0) and (y_true > 0).sum() == relevant[topic]:
+            want = ndcg_score(y_true, y_score, k=k, ignore_ties=False)
+            assert got.loc[(name, topic), f"nDCG@{k}"] == pytest.approx(want, rel=1e-9, abs=1e-12), (name, topic)
+            ndcg_checked += 1
+    assert dcg_checked > 100
+    print(f"{qrels_file}: DCG@{k} on {dcg_checked} rankings, nDCG@{k} on {ndcg_checked}")
