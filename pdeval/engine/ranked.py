@@ -44,14 +44,27 @@ class RankedRun:
     tie_start: Optional[np.ndarray] = None
 
     @cached_property
-    def tie_span(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per sorted row, the first and last rank of the run of tied scores it belongs to."""
+    def _tie_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first row of every run of tied scores, and the run's first and last rank."""
         starts = np.flatnonzero(self.tie_start)
-        tie = np.cumsum(self.tie_start) - 1
-        first_row = starts[tie]
-        end_row = np.append(starts[1:], len(self.tie_start))[tie]
-        list_start = np.repeat(self.offsets[:-1], np.diff(self.offsets))
-        return first_row - list_start + 1, end_row - list_start
+        lengths = np.diff(np.append(starts, len(self.tie_start)))
+        # every list starts a run: a run's list starts at the last run start that starts a list
+        list_start = np.zeros(len(self.tie_start), dtype=bool)
+        list_start[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
+        opens = list_start[starts]
+        first = starts - starts[opens][np.cumsum(opens) - 1] + 1
+        kind = np.int32 if len(self.tie_start) < 2**31 else np.int64
+        return starts, first.astype(kind), (first + lengths - 1).astype(kind)
+
+    def tie_spans(self, rows: Optional[np.ndarray] = None) -> np.ndarray:
+        """Per sorted row (all, or the ascending ``rows``), the first and last rank of the run of
+        tied scores it belongs to (columns 0 and 1)."""
+        starts, first, last = self._tie_runs
+        if rows is None:
+            run = np.cumsum(self.tie_start, dtype=np.int64) - 1
+        else:
+            run = np.searchsorted(starts, rows, side="right") - 1
+        return np.column_stack((first[run], last[run]))
 
     @cached_property
     def known_rows(self) -> np.ndarray:
@@ -295,8 +308,7 @@ def layout(
         pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
     ties = None
     if ranked.tie_start is not None:
-        ties = np.column_stack(ranked.tie_span)
-        ties = ties[ranked.known_rows] if judged_rows_only else ties
+        ties = ranked.tie_spans(ranked.known_rows if judged_rows_only else None)
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
