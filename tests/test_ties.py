@@ -225,3 +225,22 @@ def test_dcg_matches_scikit_learn_on_real_runs(qrels_file, run_folder):
             ndcg_checked += 1
     assert dcg_checked > 100
     print(f"{qrels_file}: DCG@{k} on {dcg_checked} rankings, nDCG@{k} on {ndcg_checked}")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs())
+def test_bounds_take_the_tie_order_after_judging(case):
+    """bounds(ties=...) is the range over the judgings of the unjudged retrieved documents of
+    the value under that tie treatment: each judging written out as qrels and evaluated."""
+    run, qrels = case
+    measures = ["P@2", "AP", "RR", "nDCG@3", "DCG", "RBP(gain_max=2)"]
+    retrieved = run[["query_id", "doc_id"]]
+    unjudged = retrieved.merge(qrels, how="left", on=["query_id", "doc_id"])
+    unjudged = unjudged[unjudged["relevance"].isna()][["query_id", "doc_id"]]
+    for ties in ("expected", "optimistic", "pessimistic"):
+        got = pdeval.bounds(run, qrels, measures, grade=2, ties=ties).set_index(["query_id", "measure"])
+        for grade, column in ((0, "if_nonrelevant"), (2, "if_relevant")):
+            filled = pd.concat([qrels, unjudged.assign(relevance=grade)], ignore_index=True)
+            want = pdeval.evaluate(run, filled, measures, ties=ties).set_index(["query_id", "measure"])["value"]
+            for key, value in want.items():
+                assert got.loc[key, column] == pytest.approx(value, abs=1e-12), (ties, column, key)

@@ -369,6 +369,11 @@ class Segments:
             return self
         key = ("cut", int(depth))
         if key not in self._views:
+            if self.tie_mode == "expected" and self.ties is not None:
+                # every order of a run that starts above the cut may bring any of its rows above
+                # it: whole runs are kept (the kernels weigh each row by its share above the cut)
+                self._views[key] = self.select(self.ties[:, 0] <= depth, keep_ranks=True)
+                return self._views[key]
             view = self.select(self.rank <= depth, keep_ranks=True)
             if view.ties is not None:  # a run of ties ends at the cut like the list does
                 view.ties = np.column_stack((view.ties[:, 0], np.minimum(view.ties[:, 1], depth)))
