@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +245,20 @@ def test_bounds_take_the_tie_order_after_judging(case):
             want = pdeval.evaluate(run, filled, measures, ties=ties).set_index(["query_id", "measure"])["value"]
             for key, value in want.items():
                 assert got.loc[key, column] == pytest.approx(value, abs=1e-12), (ties, column, key)
+
+
+def test_cli_takes_ties(tmp_path, capsys):
+    from pdeval.cli.commands import main
+
+    (tmp_path / "qrels").write_text("1 0 b 1\n1 0 d 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n1 Q0 c 3 1.0 r\n1 Q0 d 4 1.0 r\n")
+    values = {}
+    for ties in ("trec", "expected", "optimistic", "pessimistic"):
+        assert main(["eval", "-m", "P.2", "--ties", ties, "--format", "json",
+                     str(tmp_path / "qrels"), str(tmp_path / "run")]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        values[ties] = [row["value"] for row in rows if row["query_id"] == "all"][0]
+    assert values == {"trec": 0.5, "expected": pytest.approx(1 / 3), "optimistic": 0.5, "pessimistic": 0.0}
+    assert main(["eval", "-m", "P.2", "--ties", "expected", "--estimate", "bootstrap",
+                 str(tmp_path / "qrels"), str(tmp_path / "run")]) == 2
+    assert "--ties" in capsys.readouterr().err
