@@ -27,6 +27,7 @@ import pandas as pd
 from pdeval.engine.coverage import check_coverage
 from pdeval.frames.canonical import as_run, require_rows
 from pdeval.measures import Measure, parse_all
+from pdeval.measures.ties import check_ties as check_expected
 from pdeval.engine.index import JudgmentIndex, index_qrels
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import RankedRun, layout
@@ -116,8 +117,7 @@ def check_ties(parsed: list, options: EngineOptions) -> None:
             f"ties={options.ties!r} (which tied documents are kept would depend on their ids); use a "
             "cutoff (P@k, nDCG@k, ...) or ties='trec'"
         )
-    for measure in parsed:
-        measure.check_ties(options.ties)
+    check_expected(parsed, options.ties)
 
 
 def variant_chunks(ranked: RankedRun, judgments: JudgmentIndex, options: EngineOptions) -> list[np.ndarray]:

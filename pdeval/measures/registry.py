@@ -15,7 +15,6 @@ string: the same name round-trips, and results hold it in their ``measure`` colu
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import numbers
 import re
@@ -78,28 +77,6 @@ class MeasureSpec:
             params["gains"] = None
         params["depth"] = None
         return params
-
-
-#: how a measure's expected value over tied orders is computed (MeasureSpec.expected_form)
-EXPECTED_FORMS = {
-    "order-free": "the value does not depend on the order of the list: every order gives it",
-    "linear": "a sum of gain x rank weight: each tied document takes the mean weight of its run's ranks",
-    "closed form": "McSherry & Najork 2008's closed form (harmonic numbers, hypergeometric first hit)",
-}
-
-
-def expected_value(name: str, form: str) -> Callable[[Kernel], Kernel]:
-    """Record ``kernel`` as the expected value over tied orders of the registered measure
-    ``name`` (decorator; ``form`` one of :data:`EXPECTED_FORMS`). The kernel takes the measure's
-    parameters; it may raise :class:`MeasureError` for parameters it cannot handle."""
-    if form not in EXPECTED_FORMS:
-        raise ValueError(f"form must be one of {sorted(EXPECTED_FORMS)}, got {form!r}")
-
-    def decorate(kernel: Kernel) -> Kernel:
-        REGISTRY[name] = dataclasses.replace(REGISTRY[name], expected=kernel, expected_form=form)
-        return kernel
-
-    return decorate
 
 
 #: the ways a summary line combines per-topic values (MeasureSpec.aggregate)
@@ -261,25 +238,6 @@ class Measure:
                 return name.format(k=self.cutoff)
         return str(self)
 
-    def check_ties(self, ties: str) -> None:
-        """Raise :class:`MeasureError` naming the measure when it cannot be evaluated with the
-        engine option ``ties`` (only ``"expected"`` can be refused: the other orders are
-        rankings like any)."""
-        if ties != "expected":
-            return
-        if self.spec.expected is None:
-            raise MeasureError(
-                f"{self}: no expected value over tied orders (ties='expected') is known for "
-                f"{self.spec.name}; evaluate its range with ties='optimistic' and ties='pessimistic', "
-                "or trec_eval's order with ties='trec' (docs: guide/ties.md)"
-            )
-        if dict(self.params).get("depth") is not None:
-            raise MeasureError(
-                f"{self}: depth= cuts the list in trec_eval's order, which ties='expected' does not "
-                f"fix; use a cutoff ({self.spec.name}@k) where the measure takes one, or ties='trec'"
-            )
-        self.compute(_EMPTY_EXPECTED)  # the expected kernel checks its parameters now
-
     def compute(self, segments: Segments) -> np.ndarray:
         """Values per segment (NaN where undefined), after depth cut and condensing; with
         ``segments.tie_mode == "expected"`` the expected value over tied orders."""
@@ -291,10 +249,17 @@ class Measure:
         if self.spec.cutoff != "none":
             params["cutoff"] = self.cutoff
         kernel = self.spec.kernel
-        if segments.tie_mode == "expected":
-            self.spec.expected or self.check_ties("expected")
-            kernel = self.spec.expected
+        if segments.tie_mode == "expected":  # the expected value over tied orders (measures/ties.py)
+            kernel = self.spec.expected or _refuse_expected(self)
         return np.asarray(kernel(view, **params), dtype=np.float64)
+
+
+def _refuse_expected(measure: Measure):
+    raise MeasureError(
+        f"{measure}: no expected value over tied orders (ties='expected') is known for {measure.spec.name}; "
+        "evaluate its range with ties='optimistic' and ties='pessimistic', or trec_eval's order with "
+        "ties='trec' (docs: guide/ties.md)"
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -568,11 +533,12 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     if prime and spec.no_prime:
         raise MeasureError(f"{measure!r}: {spec.name} has no prime (judged_only): {spec.no_prime}")
     parsed = Measure(spec, tuple(sorted(values.items())), cutoff, prime)
-    parsed.compute(_EMPTY)  # the kernel checks its parameters now, not at evaluation
+    parsed.compute(EMPTY_SEGMENTS)  # the kernel checks its parameters now, not at evaluation
     return parsed
 
 
-_EMPTY = Segments(
+#: lists with no row: every kernel runs on them once when its measure is parsed (checks its parameters)
+EMPTY_SEGMENTS = Segments(
     rel=np.zeros(0, dtype=np.int32),
     offsets=np.zeros(1, dtype=np.int64),
     topic=np.zeros(0, dtype=np.int64),
@@ -583,9 +549,6 @@ _EMPTY = Segments(
         variant=np.zeros(0, dtype=np.int64),
     ),
 )
-
-
-_EMPTY_EXPECTED = dataclasses.replace(_EMPTY, ties=np.zeros((0, 2), dtype=np.int64), tie_mode="expected", _views={})
 
 
 def parse_all(

@@ -29,7 +29,8 @@ lists and checks each kernel against the mean.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+import dataclasses
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -37,7 +38,46 @@ from pdeval.engine.segments import Segments
 from pdeval.errors import MeasureError
 from pdeval.measures import user
 from pdeval.measures.kernels import divide
-from pdeval.measures.registry import REGISTRY, expected_value
+from pdeval.measures.registry import EMPTY_SEGMENTS, REGISTRY, Kernel
+
+
+#: how a measure's expected value over tied orders is computed (MeasureSpec.expected_form)
+EXPECTED_FORMS = {
+    "order-free": "the value does not depend on the order of the list: every order gives it",
+    "linear": "a sum of gain x rank weight: each tied document takes the mean weight of its run's ranks",
+    "closed form": "McSherry & Najork 2008's closed form (harmonic numbers, hypergeometric first hit)",
+}
+
+
+def expected_value(name: str, form: str) -> Callable[[Kernel], Kernel]:
+    """Record ``kernel`` as the expected value over tied orders of the registered measure
+    ``name`` (decorator; ``form`` one of :data:`EXPECTED_FORMS`). The kernel takes the measure's
+    parameters; it may raise :class:`MeasureError` for parameters it cannot handle."""
+    if form not in EXPECTED_FORMS:
+        raise ValueError(f"form must be one of {sorted(EXPECTED_FORMS)}, got {form!r}")
+
+    def decorate(kernel: Kernel) -> Kernel:
+        REGISTRY[name] = dataclasses.replace(REGISTRY[name], expected=kernel, expected_form=form)
+        return kernel
+
+    return decorate
+
+
+def check_ties(measures: list, ties: str) -> None:
+    """Raise :class:`MeasureError` naming the first measure that cannot be evaluated with the
+    engine option ``ties``: only ``"expected"`` can refuse (the other orders are rankings like
+    any), for a measure without a recorded expected value, a ``depth=`` parameter (a cut in
+    trec_eval's order) or parameters its expected kernel does not handle."""
+    if ties != "expected":
+        return
+    empty = dataclasses.replace(EMPTY_SEGMENTS, ties=np.zeros((0, 2), dtype=np.int64), tie_mode="expected", _views={})
+    for measure in measures:
+        if measure.spec.expected is not None and measure.param("depth") is not None:
+            raise MeasureError(
+                f"{measure}: depth= cuts the list in trec_eval's order, which ties='expected' does not fix; "
+                f"use a cutoff ({measure.spec.name}@k) where the measure takes one, or ties='trec'"
+            )
+        measure.compute(empty)  # refuses a measure without an expected value; checks the parameters
 
 
 def _spans(seg: Segments, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,15 +213,7 @@ def _expected_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.
 
 
 @expected_value("nDCG", "linear")
-def expected_ndcg(
-    seg: Segments,
-    *,
-    cutoff: Optional[int] = None,
-    gains: Optional[Mapping[int, float]] = None,
-    dcg: str = "trec",
-    base: float = 2.0,
-    l: int = 1000,
-) -> np.ndarray:
+def expected_ndcg(seg: Segments, *, cutoff: Optional[int] = None, gains=None, dcg: str = "trec", **sakai) -> np.ndarray:
     """E[nDCG] = E[DCG] / ideal DCG (the ideal list does not depend on the run's order);
     trec_eval's discount only (``dcg="trec"``)."""
     if dcg != "trec":
