@@ -342,8 +342,10 @@ class Segments:
         ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
         info = None if self.info is None else {name: values[keep] for name, values in self.info.items()}
         ties = None
-        if self.ties is not None:
-            ties = self.ties[keep] if keep_ranks else _renumbered_runs(offsets, self.ties[keep][:, 0])
+        if self.ties is not None and keep_ranks:
+            ties = self.ties[keep]
+        elif self.ties is not None and self.tie_mode == "expected":  # runs of the renumbered list
+            ties = _renumbered_runs(offsets, self.ties[keep][:, 0])
         return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info, ties=ties,
                         tie_mode=self.tie_mode)
 
