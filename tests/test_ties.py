@@ -36,6 +36,7 @@ EXPECTED = [
     "NumRet", "NumRel", "NumRelRet", "SetP", "SetRecall", "SetRelP", "SetAP", "SetF", "Utility",
     "NumNonrelJudgedRet", "IdealDCG", "inum_rel",
     "AP'", "P'@2", "nDCG'@3", "RR'", "R(rel=2)@2", "AP(rel=2)",
+    "RelP@2", "RelP@4", "Unj@2", "Judged", "Judged@3", "Success@1", "Success@3", "Success(rel=2)@2",
 ]
 
 #: measures that never fall when a better-graded document moves above a worse one: the

@@ -33,6 +33,7 @@ import dataclasses
 from typing import Callable, Optional
 
 import numpy as np
+from scipy.special import gammaln
 
 from pdeval.engine.segments import Segments
 from pdeval.errors import MeasureError
@@ -118,7 +119,11 @@ def _prefix_sums(weight_of_rank, seg: Segments) -> np.ndarray:
 
 def _hits_within(seg: Segments, rel: int, cutoff) -> np.ndarray:
     """Expected relevant documents within the first ``cutoff`` ranks (an int or per list)."""
-    at = seg.relevant_rows(rel)
+    return _expected_within(seg, seg.relevant_rows(rel), cutoff)
+
+
+def _expected_within(seg: Segments, at: np.ndarray, cutoff) -> np.ndarray:
+    """Expected number of the rows ``at`` within the first ``cutoff`` ranks (an int or per list)."""
     segment = seg.segment_of(at)
     first, last = _spans(seg, at)
     cutoff = np.broadcast_to(np.asarray(cutoff, dtype=np.float64), (seg.n_segments,))[segment]
@@ -142,6 +147,47 @@ def expected_r_precision(seg: Segments, *, rel: int = 1) -> np.ndarray:
     """E[Rprec] = E[relevant within R] / R (R does not depend on the order)."""
     num_rel = seg.num_rel(rel)
     return divide(_hits_within(seg, rel, num_rel), num_rel)
+
+
+@expected_value("RelP", "linear")
+def expected_relative_precision(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
+    """E[relative_P@k] = E[relevant within k] / min(k, R); 0 when R = 0."""
+    num_rel = seg.num_rel(rel).astype(np.float64)
+    return np.where(num_rel > 0, divide(_hits_within(seg, rel, cutoff), np.minimum(cutoff, num_rel)), 0.0)
+
+
+@expected_value("Unj", "linear")
+def expected_unjudged(seg: Segments, *, cutoff: int) -> np.ndarray:
+    """E[unj@k] = E[unjudged within k] / k."""
+    return _expected_within(seg, np.flatnonzero(~seg.is_judged()), cutoff) / cutoff
+
+
+@expected_value("Judged", "linear")
+def expected_judged(seg: Segments, *, cutoff: Optional[int] = None) -> np.ndarray:
+    """E[Judged@k] = E[judged within k] / min(k, n) (the list length n does not depend on the order)."""
+    within = seg.lengths if cutoff is None else np.minimum(seg.lengths, cutoff)
+    top = np.inf if cutoff is None else cutoff
+    return divide(_expected_within(seg, np.flatnonzero(seg.is_judged()), top), within)
+
+
+@expected_value("Success", "closed form")
+def expected_success(seg: Segments, *, cutoff: int, rel: int = 1) -> np.ndarray:
+    """E[Success@k] = 1 − P(no relevant document within k): 0 when a relevant document's whole run
+    lies within k (it is always there), else the run that the cut splits (m relevant among n,
+    t of its ranks within k) holds none of them above the cut with probability C(n − m, t)/C(n, t)."""
+    at = seg.relevant_rows(rel)
+    segment = seg.segment_of(at)
+    first, last = _spans(seg, at)
+    always = np.bincount(segment[last <= cutoff], minlength=seg.n_segments) > 0
+    split = (first <= cutoff) & (last > cutoff)
+    m = np.bincount(segment[split], minlength=seg.n_segments).astype(np.float64)
+    n, t = np.ones(seg.n_segments), np.zeros(seg.n_segments)
+    n[segment[split]] = (last - first + 1.0)[split]
+    t[segment[split]] = (cutoff - first + 1.0)[split]
+    with np.errstate(invalid="ignore"):
+        none_above = np.where(n - m >= t, np.exp(gammaln(n - m + 1) - gammaln(n - m - t + 1)
+                                                 - gammaln(n + 1) + gammaln(n - t + 1)), 0.0)
+    return np.where(always, 1.0, 1.0 - none_above)
 
 
 def _runs_of(seg: Segments, at: np.ndarray):
