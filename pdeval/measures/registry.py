@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdeval.errors import MeasureError
+from pdeval.measures.enumeration import enumerated
 from pdeval.measures.foreign import ir_measure_text, is_ir_measure
 from pdeval.engine.segments import QrelsTable, Segments
 
@@ -250,16 +251,8 @@ class Measure:
             params["cutoff"] = self.cutoff
         kernel = self.spec.kernel
         if segments.tie_mode == "expected":  # the expected value over tied orders (measures/ties.py)
-            kernel = self.spec.expected or _refuse_expected(self)
+            kernel = self.spec.expected or enumerated(self.spec.kernel, str(self))
         return np.asarray(kernel(view, **params), dtype=np.float64)
-
-
-def _refuse_expected(measure: Measure):
-    raise MeasureError(
-        f"{measure}: no expected value over tied orders (ties='expected') is known for {measure.spec.name}; "
-        "evaluate its range with ties='optimistic' and ties='pessimistic', or trec_eval's order with "
-        "ties='trec' (docs: guide/ties.md)"
-    )
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -38,6 +38,7 @@ from scipy.special import gammaln
 from pdeval.engine.segments import Segments
 from pdeval.errors import MeasureError
 from pdeval.measures import user
+from pdeval.measures.enumeration import enumerated
 from pdeval.measures.kernels import divide
 from pdeval.measures.registry import EMPTY_SEGMENTS, REGISTRY, Kernel
 
@@ -47,6 +48,7 @@ EXPECTED_FORMS = {
     "order-free": "the value does not depend on the order of the list: every order gives it",
     "linear": "a sum of gain x rank weight: each tied document takes the mean weight of its run's ranks",
     "closed form": "McSherry & Najork 2008's closed form (harmonic numbers, hypergeometric first hit)",
+    "enumeration": "every distinct order of each run of tied scores, averaged (measures/enumeration.py)",
 }
 
 
@@ -73,7 +75,7 @@ def check_ties(measures: list, ties: str) -> None:
         return
     empty = dataclasses.replace(EMPTY_SEGMENTS, ties=np.zeros((0, 2), dtype=np.int64), tie_mode="expected", _views={})
     for measure in measures:
-        if measure.spec.expected is not None and measure.param("depth") is not None:
+        if measure.param("depth") is not None:
             raise MeasureError(
                 f"{measure}: depth= cuts the list in trec_eval's order, which ties='expected' does not fix; "
                 f"use a cutoff ({measure.spec.name}@k) where the measure takes one, or ties='trec'"
@@ -262,9 +264,8 @@ def _expected_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.
 def expected_ndcg(seg: Segments, *, cutoff: Optional[int] = None, gains=None, dcg: str = "trec", **sakai) -> np.ndarray:
     """E[nDCG] = E[DCG] / ideal DCG (the ideal list does not depend on the run's order);
     trec_eval's discount only (``dcg="trec"``)."""
-    if dcg != "trec":
-        raise MeasureError("nDCG(dcg=sakai): no expected value over tied orders is implemented for Sakai's discount; "
-                           "use ties='optimistic'/'pessimistic' for its range, or nDCG (dcg=trec)")
+    if dcg != "trec":  # Sakai's discount: no closed form here, enumerated
+        return enumerated(REGISTRY["nDCG"].kernel, "nDCG(dcg=sakai)")(seg, cutoff=cutoff, gains=gains, dcg=dcg, **sakai)
     ideal = seg.ideal(gains, depth=cutoff)
     ideal_dcg = ideal.sum(ideal.rel * _discount(ideal.rank.astype(np.float64)))
     return divide(_expected_dcg(seg, seg.gain(gains), cutoff), ideal_dcg)
