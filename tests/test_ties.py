@@ -268,3 +268,21 @@ def test_cli_takes_ties(tmp_path, capsys):
     assert main(["eval", "-m", "P.2", "--ties", "expected", "--estimate", "bootstrap",
                  str(tmp_path / "qrels"), str(tmp_path / "run")]) == 2
     assert "--ties" in capsys.readouterr().err
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs(), st.sampled_from(["inclusion_prob", "stratum"]))
+def test_expected_under_a_sampling_design_is_the_mean_over_orders(case, design):
+    """With sampled qrels every document carries its own design information: the enumeration
+    tells every row apart, and the sampled estimators' expected value is still the mean."""
+    run, qrels = case
+    if design == "inclusion_prob":
+        qrels = qrels.assign(inclusion_prob=np.where(np.arange(len(qrels)) % 2, 0.5, 1.0))
+        measures = ["statAP", "statP@2", "AP", "P@2"]
+    else:
+        qrels = qrels.assign(stratum=np.where(np.arange(len(qrels)) % 2, "A", "B"))
+        measures = ["xinfAP", "infNDCG", "AP", "P@2"]
+    over = values_over_orders(run, qrels, measures)
+    got = pdeval.evaluate(run, qrels, measures, ties="expected").set_index(["query_id", "measure"])["value"]
+    for key, values in over.items():
+        assert got[key] == pytest.approx(np.mean(values), abs=1e-12), key
