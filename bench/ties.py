@@ -11,7 +11,6 @@ expected <= 1.5 x default). Needs the shared data folder beside the repository
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -20,27 +19,20 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 import pdeval  # noqa: E402
+from bounds import clef2015  # noqa: E402  (the runs and the command line, as bench/bounds.py reads them)
 
-DATA = HERE.parent.parent / "shared" / "data" / "clef2015-chs-task2"
 #: every measure family with a closed-form expected value, at the cutoffs CLEF reports
 MEASURES = ["AP", "P@10", "R@100", "Rprec", "RR", "nDCG", "nDCG@10", "DCG@10", "RBP", "NumRelRet"]
 MODES = ("expected", "optimistic", "pessimistic")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--measures", nargs="+", default=MEASURES)
-    args = parser.parse_args()
-    if not DATA.is_dir():
-        print(f"skipped: {DATA} not found (the shared data folder sits beside the repository)")
+    args, run, qrels = clef2015(__doc__, MEASURES)
+    if run is None:
         return 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run = pdeval.read_run(sorted((DATA / "runs").iterdir()))
-    qrels = pdeval.read_qrels(DATA / "qrels" / "qrels.eng.clef2015.qtest.graded.txt")
 
     def timed(ties: str) -> tuple[float, float]:
         start, cpu = time.perf_counter(), time.process_time()
