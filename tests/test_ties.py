@@ -37,6 +37,7 @@ EXPECTED = [
     "NumNonrelJudgedRet", "IdealDCG", "inum_rel",
     "AP'", "P'@2", "nDCG'@3", "RR'", "R(rel=2)@2", "AP(rel=2)",
     "RelP@2", "RelP@4", "Unj@2", "Judged", "Judged@3", "Success@1", "Success@3", "Success(rel=2)@2",
+    "nDCG(gains={1:3,2:7})@3", "DCG(gains={1:0.5,2:4})", "Rprec(rel=2)", "RBP(p=0.5,gain_max=3)@2",
 ]
 
 #: measures that never fall when a better-graded document moves above a worse one: the
