@@ -108,7 +108,8 @@ def prepare(run: pd.DataFrame, qrels: pd.DataFrame, measures: Union[MeasureLike,
 def check_ties(parsed: list, options: EngineOptions) -> None:
     """Refuse, before any work, what the engine option ``ties`` cannot do: a ``depth`` cut
     (taken in trec_eval's order, it would fix which tied documents are kept) and, for
-    ``ties="expected"``, the measures without a known expected value (naming them)."""
+    ``ties="expected"``, a measure's own ``depth=`` or parameters its expected kernel refuses
+    (:func:`pdeval.measures.ties.check_ties`; too many orders to enumerate show only on the data)."""
     if options.ties == "trec":
         return
     if options.depth is not None:

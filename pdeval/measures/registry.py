@@ -66,9 +66,10 @@ class MeasureSpec:
     as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False
     #: how the expected value over the orders of tied scores (engine option ``ties="expected"``)
     #: is computed: a kernel with the measure's parameters that reads the runs of tied scores
-    #: (:attr:`Segments.ties`), and the form it takes (:data:`EXPECTED_FORMS`); None: refused
+    #: (:attr:`Segments.ties`), and the form it takes (``pdeval.measures.ties.EXPECTED_FORMS``);
+    #: None: exact enumeration of the orders (:mod:`pdeval.measures.enumeration`)
     expected: Optional[Kernel] = None
-    expected_form: str = ""
+    expected_form: str = "enumeration"
 
     def all_params(self) -> dict:
         params = dict(self.params)

@@ -8,13 +8,15 @@ of one evaluation. Each kernel here reads the runs of tied scores of the lists
 (:attr:`Segments.ties`: per row, the first rank ``a`` and the last rank ``b`` of its run,
 ``n = b − a + 1`` ranks) and returns one value per list, as the measure's own kernel does:
 
-* linear measures (P@k, R@k, Rprec, DCG, nDCG, RBP): a measure Σ_r g(r) w(r) has the
+* linear measures (P@k, R@k, Rprec, RelP@k, Judged, Unj@k, DCG, nDCG, RBP): a measure Σ_r g(r) w(r) has the
   expectation Σ_d g(d) w̄(d), where w̄(d) is the mean of w over the ranks of d's run (each
   document of a run is equally likely at each of its ranks); this is the paper's "average
   gain at each rank of the run" read per document;
 * RR: the first relevant document lies in the first run holding one (m relevant documents
   among n); it is at the i-th rank of that run with the hypergeometric probability
   C(n − i, m − 1) / C(n, m), and E[RR] = Σ_i P(i) / (a − 1 + i);
+* Success@k: 1 − the hypergeometric chance that the run the cut splits keeps its relevant
+  documents below the cut (1 when a relevant document's whole run lies above it);
 * AP: for a relevant document at the i-th rank of its run, with c relevant documents in the
   runs above, the expected number of the run's other m − 1 relevant documents above it is
   (i − 1)(m − 1)/(n − 1) (a uniform order), so its expected precision is
@@ -23,8 +25,10 @@ of one evaluation. Each kernel here reads the runs of tied scores of the lists
   harmonic numbers) over the ranks a..b' that lie within the cutoff (n' of them).
 
 Measures whose value does not depend on the order (counts and set measures) are their own
-expectation. ``tests/test_ties.py`` enumerates every order of every run on small random
-lists and checks each kernel against the mean.
+expectation. Every other measure is averaged over the distinct orders of its tied runs by exact
+enumeration (:mod:`pdeval.measures.enumeration`), refused beyond a few thousand orders per list.
+``tests/test_ties.py`` enumerates every order of every run on small random lists and checks each
+kernel against the mean.
 """
 
 from __future__ import annotations
@@ -69,8 +73,8 @@ def expected_value(name: str, form: str) -> Callable[[Kernel], Kernel]:
 def check_ties(measures: list, ties: str) -> None:
     """Raise :class:`MeasureError` naming the first measure that cannot be evaluated with the
     engine option ``ties``: only ``"expected"`` can refuse (the other orders are rankings like
-    any), for a measure without a recorded expected value, a ``depth=`` parameter (a cut in
-    trec_eval's order) or parameters its expected kernel does not handle."""
+    any), for a ``depth=`` parameter (a cut in trec_eval's order) or parameters its expected
+    kernel does not handle; a list with too many orders to enumerate is refused on the data."""
     if ties != "expected":
         return
     empty = dataclasses.replace(EMPTY_SEGMENTS, ties=np.zeros((0, 2), dtype=np.int64), tie_mode="expected", _views={})
@@ -80,7 +84,7 @@ def check_ties(measures: list, ties: str) -> None:
                 f"{measure}: depth= cuts the list in trec_eval's order, which ties='expected' does not fix; "
                 f"use a cutoff ({measure.spec.name}@k) where the measure takes one, or ties='trec'"
             )
-        measure.compute(empty)  # refuses a measure without an expected value; checks the parameters
+        measure.compute(empty)  # the expected kernel checks its parameters
 
 
 def _spans(seg: Segments, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
