@@ -84,6 +84,11 @@ def enumerated(kernel: Callable[..., np.ndarray], name: str) -> Callable[..., np
     return expected
 
 
+def _count(number: float) -> str:
+    """A count for a message: exact with thousands separators, or in scientific form when huge."""
+    return f"{number:,.0f}" if number < 1e12 else f"{number:.2e}"
+
+
 def _enumerate(seg: Segments, name: str) -> tuple[Segments, np.ndarray]:
     """The lists of every order of ``seg``'s runs of tied scores, and the list each came from."""
     n_rows = len(seg.rel)
@@ -112,8 +117,8 @@ def _enumerate(seg: Segments, name: str) -> tuple[Segments, np.ndarray]:
     if worst > MAX_ORDERS + 0.5 or total_rows > MAX_ROWS:
         raise MeasureError(
             f"{name}: ties='expected' has no closed form for this measure and enumerates every order of "
-            f"each run of tied scores; a list here has {worst:,.0f} orders (at most {MAX_ORDERS:,}) and all "
-            f"lists {total_rows:,.0f} rows (at most {MAX_ROWS:,}). Evaluate its range with "
+            f"each run of tied scores; a list here has {_count(worst)} orders (at most {MAX_ORDERS:,}) and all "
+            f"lists {_count(total_rows)} rows (at most {MAX_ROWS:,}). Evaluate its range with "
             "ties='optimistic' and ties='pessimistic' (docs: guide/ties.md)"
         )
     run_orders = np.rint(np.exp(log_orders)).astype(np.int64)
