@@ -25,18 +25,26 @@ DATA = HERE.parent.parent / "shared" / "data" / "clef2015-chs-task2"
 MEASURES = ["AP", "P@10", "nDCG@10", "Bpref", "infAP", "RBP", "R@100", "Judged@10"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def clef2015(doc: str, measures: list) -> tuple:
+    """The command line (``--reps``, ``--measures``) and the 68 CLEF 2015 runs and their qrels,
+    read once; None for the frames when the shared data folder is absent (a message is printed)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--measures", nargs="+", default=MEASURES)
+    parser.add_argument("--measures", nargs="+", default=measures)
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"skipped: {DATA} not found (the shared data folder sits beside the repository)")
-        return 0
+        return args, None, None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run = pdeval.read_run(sorted((DATA / "runs").iterdir()))
-    qrels = pdeval.read_qrels(DATA / "qrels" / "qrels.eng.clef2015.qtest.graded.txt")
+    return args, run, pdeval.read_qrels(DATA / "qrels" / "qrels.eng.clef2015.qtest.graded.txt")
+
+
+def main() -> int:
+    args, run, qrels = clef2015(__doc__, MEASURES)
+    if run is None:
+        return 0
     options = dict(score_precision="float32")
 
     def timed(function) -> tuple[float, float]:

@@ -97,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="relevance threshold of binary measures (trec_eval -l) (default: 1)")
     ev.add_argument("--float32", action="store_true",
                     help="order by float32 scores (trec_eval <= 9.0.7, pytrec_eval)")
+    ev.add_argument("--ties", choices=("trec", "expected", "optimistic", "pessimistic"), default="trec",
+                    help="documents with equal scores: trec_eval's order (doc id descending), the expected value "
+                         "over every order of each tied run (McSherry & Najork 2008), or relevant documents "
+                         "first / last in it (the range over tie orders) (default: trec)")
     ev.add_argument("--format", choices=("tsv", "csv", "json"), default="tsv", help="output format")
     ev.add_argument("--names", choices=("auto", "trec_eval", "pdeval"), default="auto",
                     help="measure names in the output: trec_eval's (map, P_10) or pdeval's (AP, P@10); "
@@ -259,7 +263,8 @@ def _evaluate_files(args: argparse.Namespace, qrels, measures: list):
     from pdeval.sources.io import read_run
 
     options = dict(complete=args.complete, depth=args.depth,
-                   score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates)
+                   score_precision="float32" if args.float32 else "float64", duplicates=args.duplicates,
+                   ties=args.ties)
     if trec_options.GROUP in qrels.columns:  # -R qrels_jg
         return trec_options.evaluate_groups(args, qrels, measures, options), None
     one_at_a_time = not args.bounds and args.run_from == "file"  # memory follows the largest file
@@ -349,8 +354,8 @@ def _add_estimates(table, args: argparse.Namespace, qrels, measures: list) -> No
     from pdeval.analysis.estimates import estimate
     from pdeval.sources.io import read_run
 
-    if args.bounds or args.judged_only or args.complete:
-        raise PdevalError("--estimate goes without --bounds, -J and -c")
+    if args.bounds or args.judged_only or args.complete or args.ties != "trec":
+        raise PdevalError("--estimate goes without --bounds, -J, -c and --ties (its label draws use trec_eval's order)")
     run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     options = dict(method=args.estimate, n_resamples=args.resamples, seed=args.seed, progress=False,
                    score_precision="float32" if args.float32 else "float64", depth=args.depth)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Union
 from pdeval.common.contract import (
     Boolean, Choice, Contract, Domain, Integer, ListOf, MappingOf, Nullable, Real, Text,
 )
-from pdeval.engine.ranking import ScorePrecision
+from pdeval.engine.ranking import ScorePrecision, TieOrder
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import DuplicatePolicy
 
@@ -47,6 +47,14 @@ OPTION_DOCS: dict[str, tuple[str, str]] = {
         "{'float64', 'float32'}, default 'float64'",
         "``'float32'`` rounds scores to 32-bit floats before ordering, as trec_eval up to 9.0.7 and "
         "the pytrec-eval-terrier wheel do; trec_eval 9.0.8 and 10 order doubles, as the default.",
+    ),
+    "ties": (
+        "{'trec', 'expected', 'optimistic', 'pessimistic'}, default 'trec'",
+        "How documents with equal scores are ordered. ``'trec'``: trec_eval's order (doc id "
+        "descending). ``'expected'``: the expected value over every order of each run of tied "
+        "scores (McSherry & Najork 2008; the measures that support it: docs guide/ties.md). "
+        "``'optimistic'`` / ``'pessimistic'``: relevant documents first / last within each run of "
+        "tied scores (by grade), the range a score has over tie orders.",
     ),
     "rel": ("int, optional", "Default relevance threshold of the measures (a level >= ``rel`` is relevant)."),
     "gains": ("dict of int to float, optional", "Default level -> gain mapping of the graded measures."),
@@ -86,6 +94,7 @@ OPTION_DOMAINS: dict[str, Domain] = {
     "judged_only": Boolean(),
     "depth": Nullable(Integer(1)),
     "score_precision": Choice("float64", "float32"),
+    "ties": Choice("trec", "expected", "optimistic", "pessimistic"),
     "rel": Nullable(Integer(0)),
     "gains": Nullable(MappingOf(Integer(), Real())),
     "undefined": Choice("zero", "nan"),
@@ -105,6 +114,7 @@ class EngineOptions:
     judged_only: bool = False
     depth: Optional[int] = None
     score_precision: ScorePrecision = "float64"
+    ties: TieOrder = "trec"
     rel: Optional[int] = None
     gains: Optional[Mapping[int, float]] = None
     undefined: Literal["zero", "nan"] = "zero"
@@ -192,4 +202,4 @@ def takes_engine_options(function: Callable = None, *, exclude: Sequence[str] = 
     return function
 
 
-__all__ = ["DuplicatePolicy", "EngineOptions", "OPTION_DOCS", "OPTION_DOMAINS", "ScorePrecision", "option_docs", "takes_engine_options"]
+__all__ = ["DuplicatePolicy", "EngineOptions", "OPTION_DOCS", "OPTION_DOMAINS", "ScorePrecision", "TieOrder", "option_docs", "takes_engine_options"]

@@ -22,8 +22,8 @@ from pdeval.common import threads
 from pdeval.engine.ids import byte_order, encode, fingerprint, packed_ids
 from pdeval.engine.index import JudgmentIndex, key_codes
 from pdeval.engine.ranking import (
-    ScorePrecision, group_major, group_offsets, groups_with_repeats, ranks_within, row_blocks, scores_for_ordering,
-    trec_order,
+    ScorePrecision, TieOrder, group_major, group_offsets, groups_with_repeats, ranks_within, row_blocks,
+    scores_for_ordering, tie_order, trec_order,
 )
 from pdeval.engine.segments import Segments
 from pdeval.frames.canonical import DuplicatePolicy, drop_duplicates, take_rows
@@ -44,14 +44,27 @@ class RankedRun:
     tie_start: Optional[np.ndarray] = None
 
     @cached_property
-    def tie_span(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per sorted row, the first and last rank of the run of tied scores it belongs to."""
+    def _tie_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first row of every run of tied scores, and the run's first and last rank."""
         starts = np.flatnonzero(self.tie_start)
-        tie = np.cumsum(self.tie_start) - 1
-        first_row = starts[tie]
-        end_row = np.append(starts[1:], len(self.tie_start))[tie]
-        list_start = np.repeat(self.offsets[:-1], np.diff(self.offsets))
-        return first_row - list_start + 1, end_row - list_start
+        lengths = np.diff(np.append(starts, len(self.tie_start)))
+        # every list starts a run: a run's list starts at the last run start that starts a list
+        list_start = np.zeros(len(self.tie_start), dtype=bool)
+        list_start[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
+        opens = list_start[starts]
+        first = starts - starts[opens][np.cumsum(opens) - 1] + 1
+        kind = np.int32 if len(self.tie_start) < 2**31 else np.int64
+        return starts, first.astype(kind), (first + lengths - 1).astype(kind)
+
+    def tie_spans(self, rows: Optional[np.ndarray] = None) -> np.ndarray:
+        """Per sorted row (all, or the ascending ``rows``), the first and last rank of the run of
+        tied scores it belongs to (columns 0 and 1)."""
+        starts, first, last = self._tie_runs
+        if rows is None:
+            run = np.cumsum(self.tie_start, dtype=np.int64) - 1
+        else:
+            run = np.searchsorted(starts, rows, side="right") - 1
+        return np.column_stack((first[run], last[run]))
 
     @cached_property
     def known_rows(self) -> np.ndarray:
@@ -266,7 +279,8 @@ class _Part:
 
 
 def layout(
-    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool, judged_rows_only: bool
+    ranked: RankedRun, judgments: JudgmentIndex, variants: np.ndarray, complete: bool, judged_rows_only: bool,
+    tie_mode: TieOrder = "trec",
 ) -> tuple[np.ndarray, np.ndarray, Segments]:
     """Segments of the given variants: which (variant, group) lists, and their rows' judgments.
 
@@ -275,6 +289,11 @@ def layout(
     whose document some variant's qrels hold are laid out, each with its rank in the full
     list (``Segments.ranks``): rows absent from every variant's qrels cannot change the
     measures that declare ``sparse`` (they only shift ranks), so they are left implicit.
+
+    ``tie_mode`` is the engine option ``ties``: ``"optimistic"`` / ``"pessimistic"`` reorder
+    the rows inside each run of tied scores by their judgment in each variant (best first /
+    last, :func:`~pdeval.engine.ranking.tie_order`); ``"expected"`` keeps trec_eval's order and
+    marks the segments, whose kernels then average over the orders of each run.
     """
     lengths = np.diff(ranked.offsets)
     topic_of_group = np.arange(len(lengths)) % max(ranked.n_topics, 1)
@@ -289,8 +308,7 @@ def layout(
         pair, row_offsets, ranks = ranked.pair, ranked.offsets, None
     ties = None
     if ranked.tie_start is not None:
-        ties = np.column_stack(ranked.tie_span)
-        ties = ties[ranked.known_rows] if judged_rows_only else ties
+        ties = ranked.tie_spans(ranked.known_rows if judged_rows_only else None)
     row_lengths = np.diff(row_offsets)
     offsets = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum(row_lengths[group], out=offsets[1:])
@@ -311,7 +329,12 @@ def layout(
         ranks = np.tile(ranks, len(variants)) if whole else np.broadcast_to(ranks, rows.shape)[rows]
     if ties is not None:  # per row: first and last rank of its run of tied scores
         ties = np.tile(ties, (len(variants), 1)) if whole else np.concatenate([ties[row] for row in rows])
+    if tie_mode in ("optimistic", "pessimistic") and ties is not None:
+        moved, ranks = tie_order(offsets, ties, rel, tie_mode == "optimistic", ranks)
+        rel = rel[moved]
+        info = None if info is None else {name: values[moved] for name, values in info.items()}
     entry = variant * ranked.n_topics + topic_of_group[group]
-    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties)
+    return variant, group, Segments(rel, offsets, entry, judgments.table, ranks=ranks, info=info, ties=ties,
+                                    tie_mode=tie_mode)
 
 

@@ -25,6 +25,8 @@ from pdeval.frames.domains import Frame
 from pdeval.engine.ids import byte_order_keys
 
 ScorePrecision = Literal["float64", "float32"]
+#: how documents with equal scores are ordered (the engine option ``ties``)
+TieOrder = Literal["trec", "expected", "optimistic", "pessimistic"]
 
 
 def scores_for_ordering(score: np.ndarray, score_precision: ScorePrecision = "float64") -> np.ndarray:
@@ -293,6 +295,44 @@ def trec_order(
     picked = order[rows]
     order[rows] = picked[sort_within(offsets, _descending_keys(words, picked, varying_only=True))]
     return order
+
+
+def tie_order(
+    offsets: np.ndarray, spans: np.ndarray, key: np.ndarray, best_first: bool, ranks: Optional[np.ndarray] = None
+) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """Rows reordered inside each run of tied scores by ``key``: the permutation, and the new ranks.
+
+    Rows are laid out in lists (``offsets``) in trec_eval order; ``spans`` holds, per row, the
+    first and last rank of its run of tied scores (columns 0 and 1). Inside each run the rows
+    are sorted by ``key`` descending (``best_first``: the optimistic order) or ascending (the
+    pessimistic one); rows with equal keys keep trec_eval's order. ``ranks`` are the rows'
+    ranks when only some rows of each list are laid out (the others, which ``key`` cannot tell
+    apart, fill the rest of the run): the laid-out rows then take the run's first ranks
+    (``best_first``) or its last ones; None when the rows are the whole lists.
+    """
+    n = len(key)
+    permutation = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return permutation, ranks
+    first = spans[:, 0]
+    starts = np.zeros(n, dtype=bool)
+    starts[offsets[:-1][np.diff(offsets) > 0]] = True
+    starts[1:] |= first[1:] != first[:-1]
+    bounds = np.flatnonzero(starts)
+    ends = np.append(bounds[1:], n)
+    long = ends - bounds > 1
+    if long.any():
+        rows, block_offsets = _segments_of(bounds[long], ends[long])
+        values = key[rows].astype(np.float64)
+        permutation[rows] = rows[sort_within(block_offsets, [-values if best_first else values])]
+    if ranks is not None:  # a run of one laid-out row moves too: to the run's first or last rank
+        block = np.cumsum(starts) - 1
+        index = np.arange(n, dtype=np.int64) - bounds[block]
+        if best_first:
+            ranks = (first + index).astype(ranks.dtype)
+        else:
+            ranks = (spans[:, 1] - ((ends - bounds)[block] - 1 - index)).astype(ranks.dtype)
+    return permutation, ranks
 
 
 def group_offsets(group: np.ndarray, n_groups: int) -> np.ndarray:

@@ -132,6 +132,21 @@ class QrelsTable:
         return self._cache[key]
 
 
+def _renumbered_runs(offsets: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Runs of tied scores of lists renumbered 1, 2, ... (a condensed list): per row, the first
+    and last new rank of the rows that shared its run (``first``: the old first rank)."""
+    n = len(first)
+    starts = np.zeros(n, dtype=bool)
+    starts[offsets[:-1][np.diff(offsets) > 0]] = True
+    if n:
+        starts[1:] |= first[1:] != first[:-1]
+    bounds = np.flatnonzero(starts)
+    ends = np.append(bounds[1:], n)
+    block = np.cumsum(starts) - 1
+    list_start = np.repeat(offsets[:-1], np.diff(offsets))
+    return np.column_stack((bounds[block] - list_start + 1, ends[block] - list_start)).astype(np.int64)
+
+
 def _freeze(gains: Optional[Mapping[int, float]]):
     return None if not gains else tuple(sorted((int(k), float(v)) for k, v in gains.items()))
 
@@ -158,6 +173,10 @@ class Segments:
     #: per row, the first and last rank (columns 0 and 1) of the run of tied scores the row
     #: belongs to, when a measure asked for them (``ties="mean"``); else None
     ties: Optional[np.ndarray] = None
+    #: the engine option ``ties``: ``"expected"`` asks the kernels for the expected value over
+    #: the orders of each run of tied scores (:attr:`ties` then holds the runs); the other
+    #: orders are laid out as rows, so a kernel reads them as any ranking
+    tie_mode: str = "trec"
     _views: dict = field(default_factory=dict, repr=False)
 
     # ---- layout -------------------------------------------------------------------------
@@ -330,8 +349,13 @@ class Segments:
         np.cumsum(counts, out=offsets[1:])
         ranks = self.rank[keep] if keep_ranks and self.ranks is not None else None
         info = None if self.info is None else {name: values[keep] for name, values in self.info.items()}
-        ties = self.ties[keep] if keep_ranks and self.ties is not None else None
-        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info, ties=ties)
+        ties = None
+        if self.ties is not None and keep_ranks:
+            ties = self.ties[keep]
+        elif self.ties is not None and self.tie_mode == "expected":  # runs of the renumbered list
+            ties = _renumbered_runs(offsets, self.ties[keep][:, 0])
+        return Segments(self.rel[keep], offsets, self.topic, self.qrels, ranks=ranks, info=info, ties=ties,
+                        tie_mode=self.tie_mode)
 
     def condensed(self) -> "Segments":
         """The condensed lists (MEASURES.md 0.4): unjudged rows (pooled, absent) removed."""
@@ -355,6 +379,11 @@ class Segments:
             return self
         key = ("cut", int(depth))
         if key not in self._views:
+            if self.tie_mode == "expected" and self.ties is not None:
+                # every order of a run that starts above the cut may bring any of its rows above
+                # it: whole runs are kept (the kernels weigh each row by its share above the cut)
+                self._views[key] = self.select(self.ties[:, 0] <= depth, keep_ranks=True)
+                return self._views[key]
             view = self.select(self.rank <= depth, keep_ranks=True)
             if view.ties is not None:  # a run of ties ends at the cut like the list does
                 view.ties = np.column_stack((view.ties[:, 0], np.minimum(view.ties[:, 1], depth)))

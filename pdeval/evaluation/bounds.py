@@ -62,6 +62,7 @@ from pdeval.common import threads
 from pdeval.common.contract import Choice, Integer, Nullable, contract
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import layout
+from pdeval.engine.ranking import tie_order
 from pdeval.engine.segments import ABSENT, POOLED, QrelsTable, Segments
 from pdeval.errors import PdevalError
 from pdeval.evaluation.core import MeasureLike, measure_chunk, prepare, result_frame, variant_chunks
@@ -136,15 +137,18 @@ def bounds(
     parts = []
     for chunk_variants in variant_chunks(ranked, judgments, engine):
         variant, group, value, whole = measure_chunk(ranked, judgments, chunk_variants, parsed, engine)
-        if whole is None:  # every measure read the judged rows only: the whole lists now
-            whole = layout(ranked, judgments, chunk_variants, engine.complete, False)[2]
+        if whole is None or engine.ties in ("optimistic", "pessimistic"):
+            # the whole lists, in the ranked order (the optimistic and pessimistic orders are
+            # taken again once the unjudged documents are judged)
+            whole = layout(ranked, judgments, chunk_variants, engine.complete, False,
+                           "expected" if engine.ties == "expected" else "trec")[2]
         system = group // max(ranked.n_topics, 1)
         judged = [[], []]
         for lo, hi in _blocks(whole.offsets, BLOCK_ROWS):  # blocks of lists: small temporaries, reused
             part = _lists(whole, lo, hi)
             judging = _Judging(part, variant[lo:hi], system[lo:hi], len(ranked.systems),
                                functools.partial(_row_pairs, ranked, group[lo:hi], part), unjudged, census)
-            for kind, values in enumerate(_measured(judging, parsed, value[lo:hi], fill_level)):
+            for kind, values in enumerate(_measured(judging, parsed, value[lo:hi], fill_level, engine.ties)):
                 judged[kind].append(values)
         del whole
         parts.append((variant, group, value, *(np.concatenate(k) if k else value[:0] for k in judged)))
@@ -179,7 +183,8 @@ def _lists(seg: Segments, lo: int, hi: int) -> Segments:
     a, b = int(seg.offsets[lo]), int(seg.offsets[hi])
     info = None if seg.info is None else {name: values[a:b] for name, values in seg.info.items()}
     ties = None if seg.ties is None else seg.ties[a:b]
-    return Segments(seg.rel[a:b], seg.offsets[lo : hi + 1] - a, seg.topic[lo:hi], seg.qrels, info=info, ties=ties)
+    return Segments(seg.rel[a:b], seg.offsets[lo : hi + 1] - a, seg.topic[lo:hi], seg.qrels, info=info, ties=ties,
+                    tie_mode=seg.tie_mode)
 
 
 def _row_pairs(ranked, group: np.ndarray, whole: Segments) -> np.ndarray:
@@ -274,7 +279,8 @@ class _Judging:
             design=_LazyDesign(lambda: _judged_design(design, seg.topic, fill_seg, self.fill_pair(), self.was_pooled,
                                                       level_of_seg, self.census)),
         )
-        out = Segments(rel, seg.offsets, np.arange(seg.n_segments), table, info=self.info, ties=seg.ties)
+        out = Segments(rel, seg.offsets, np.arange(seg.n_segments), table, info=self.info, ties=seg.ties,
+                       tie_mode=seg.tie_mode)
         out.__dict__.update(self.layout)  # the same lists: their cached layout arrays are shared
         return out
 
@@ -300,7 +306,20 @@ class _LazyDesign(Mapping):
         return len(self._built())
 
 
-def _measured(judging: _Judging, parsed: list, value: np.ndarray, fill_level: np.ndarray) -> list[np.ndarray]:
+def _in_tie_order(seg: Segments, ties: str) -> Segments:
+    """The judged lists in the optimistic or pessimistic order of the engine option ``ties``
+    (taken on the judging, so a document judged relevant moves up its run of tied scores)."""
+    if ties not in ("optimistic", "pessimistic") or seg.ties is None:
+        return seg
+    moved, _ = tie_order(seg.offsets, seg.ties, seg.rel, ties == "optimistic")
+    info = None if seg.info is None else {name: values[moved] for name, values in seg.info.items()}
+    out = Segments(seg.rel[moved], seg.offsets, seg.topic, seg.qrels, info=info, ties=seg.ties, tie_mode=ties)
+    out.__dict__.update({k: v for k, v in seg.__dict__.items() if k in ("lengths", "segment_of_row", "start_of_row")})
+    return out
+
+
+def _measured(judging: _Judging, parsed: list, value: np.ndarray, fill_level: np.ndarray,
+              ties: str = "trec") -> list[np.ndarray]:
     """Every measure (segments x measures) under the nonrelevant and the relevant judging,
     the measures computed on threads (numpy releases the GIL). A measure that counts unjudged
     documents as nonrelevant keeps its ``value`` under the nonrelevant judging. A measure with
@@ -308,8 +327,8 @@ def _measured(judging: _Judging, parsed: list, value: np.ndarray, fill_level: np
     spares the long tails; not a prime, whose condensed list reaches further."""
     tasks = [(1, i) for i in range(len(parsed))]
     tasks = [(0, i) for i, m in enumerate(parsed) if not m.as_nonrelevant] + tasks
-    segments = {0: judging.segments(np.zeros_like(fill_level)) if tasks[0][0] == 0 else None,
-                1: judging.segments(fill_level)}
+    segments = {0: _in_tie_order(judging.segments(np.zeros_like(fill_level)), ties) if tasks[0][0] == 0 else None,
+                1: _in_tie_order(judging.segments(fill_level), ties)}
 
     def compute(task: tuple) -> np.ndarray:
         filled, m = segments[task[0]], parsed[task[1]]

@@ -27,10 +27,12 @@ import pandas as pd
 from pdeval.engine.coverage import check_coverage
 from pdeval.frames.canonical import as_run, require_rows
 from pdeval.measures import Measure, parse_all
+from pdeval.measures.ties import check_ties as check_expected
 from pdeval.engine.index import JudgmentIndex, index_qrels
 from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.segments import Segments
+from pdeval.errors import PdevalError
 
 MeasureLike = Union[str, Measure]
 
@@ -93,13 +95,30 @@ def prepare(run: pd.DataFrame, qrels: pd.DataFrame, measures: Union[MeasureLike,
     run = as_run(run, by=by, duplicates=None)  # checked on integer codes by RankedRun.build
     require_rows(run, "run")
     judgments = judgments or index_qrels(qrels, duplicates=duplicates, variants=options.variants)
+    check_ties(parsed, options)
     ranked = RankedRun.build(
         run, judgments, by=by, score_precision=options.score_precision, depth=depth, duplicates=duplicates,
-        ties=any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
+        ties=options.ties != "trec" or any(m.needs_ties for m in parsed), duplicates_checked=duplicates_checked,
     )
     if coverage:
         check_coverage(ranked, judgments, complete=options.complete, depth=depth)
     return parsed, judgments, ranked
+
+
+def check_ties(parsed: list, options: EngineOptions) -> None:
+    """Refuse, before any work, what the engine option ``ties`` cannot do: a ``depth`` cut
+    (taken in trec_eval's order, it would fix which tied documents are kept) and, for
+    ``ties="expected"``, a measure's own ``depth=`` or parameters its expected kernel refuses
+    (:func:`pdeval.measures.ties.check_ties`; too many orders to enumerate show only on the data)."""
+    if options.ties == "trec":
+        return
+    if options.depth is not None:
+        raise PdevalError(
+            f"depth={options.depth} cuts the lists in trec_eval's order, so it cannot be combined with "
+            f"ties={options.ties!r} (which tied documents are kept would depend on their ids); use a "
+            "cutoff (P@k, nDCG@k, ...) or ties='trec'"
+        )
+    check_expected(parsed, options.ties)
 
 
 def variant_chunks(ranked: RankedRun, judgments: JudgmentIndex, options: EngineOptions) -> list[np.ndarray]:
@@ -119,7 +138,8 @@ def measure_chunk(
     values, whole = {}, None
     layouts = sorted({options.sparse and m.sparse for m in parsed}, reverse=True)  # judged rows only first
     for judged_rows_only in layouts:
-        variant, group, segments = layout(ranked, judgments, variants, options.complete, judged_rows_only)
+        variant, group, segments = layout(ranked, judgments, variants, options.complete, judged_rows_only,
+                                          options.ties)
         for index, measure in enumerate(parsed):
             if (options.sparse and measure.sparse) == judged_rows_only:
                 values[index] = measure.compute(segments)

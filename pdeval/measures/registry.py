@@ -26,6 +26,7 @@ import pandas as pd
 
 from pdeval.common.contract import Anything, Boolean, contract
 from pdeval.errors import MeasureError
+from pdeval.measures.enumeration import enumerated
 from pdeval.measures.foreign import ir_measure_text, is_ir_measure
 from pdeval.engine.segments import QrelsTable, Segments
 
@@ -64,6 +65,12 @@ class MeasureSpec:
     #: reads only relevant rows, ranks, R and the ideal list): then judging the unjudged
     #: documents nonrelevant leaves it unchanged (:func:`pdeval.bounds` reuses the value)
     as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False
+    #: how the expected value over the orders of tied scores (engine option ``ties="expected"``)
+    #: is computed: a kernel with the measure's parameters that reads the runs of tied scores
+    #: (:attr:`Segments.ties`), and the form it takes (``pdeval.measures.ties.EXPECTED_FORMS``);
+    #: None: exact enumeration of the orders (:mod:`pdeval.measures.enumeration`)
+    expected: Optional[Kernel] = None
+    expected_form: str = "enumeration"
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -235,7 +242,8 @@ class Measure:
         return str(self)
 
     def compute(self, segments: Segments) -> np.ndarray:
-        """Values per segment (NaN where undefined), after depth cut and condensing."""
+        """Values per segment (NaN where undefined), after depth cut and condensing; with
+        ``segments.tie_mode == "expected"`` the expected value over tied orders."""
         params = dict(self.params)
         depth = params.pop("depth")
         view = segments.cut(depth)
@@ -243,7 +251,10 @@ class Measure:
             view = view.condensed()
         if self.spec.cutoff != "none":
             params["cutoff"] = self.cutoff
-        return np.asarray(self.spec.kernel(view, **params), dtype=np.float64)
+        kernel = self.spec.kernel
+        if segments.tie_mode == "expected":  # the expected value over tied orders (measures/ties.py)
+            kernel = self.spec.expected or enumerated(self.spec.kernel, str(self))
+        return np.asarray(kernel(view, **params), dtype=np.float64)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -525,11 +536,12 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
     if prime and spec.no_prime:
         raise MeasureError(f"{measure!r}: {spec.name} has no prime (judged_only): {spec.no_prime}")
     parsed = Measure(spec, tuple(sorted(values.items())), cutoff, prime)
-    parsed.compute(_EMPTY)  # the kernel checks its parameters now, not at evaluation
+    parsed.compute(EMPTY_SEGMENTS)  # the kernel checks its parameters now, not at evaluation
     return parsed
 
 
-_EMPTY = Segments(
+#: lists with no row: every kernel runs on them once when its measure is parsed (checks its parameters)
+EMPTY_SEGMENTS = Segments(
     rel=np.zeros(0, dtype=np.int32),
     offsets=np.zeros(1, dtype=np.int64),
     topic=np.zeros(0, dtype=np.int64),

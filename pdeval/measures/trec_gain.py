@@ -9,6 +9,8 @@ trec_eval 10.0 of the same name (``m_G.c``, ``m_ndcg_rel.c``, ``m_Rndcg.c``, ``m
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from pdeval.engine.segments import Segments
@@ -53,11 +55,15 @@ def _run_and_ideal(seg: Segments, gains: Gains, gain_sort: str = "exact"):
 
 
 @_gain_register("DCG", "dcg", "discounted cumulative gain Σ g(r) / log2(r + 1) (not normalised)",
-                f"{JK2002}; trec_eval 10 m_ndcg.c (dcg)", aliases=("dcg",))
-def dcg(seg: Segments, *, gains: Gains = None) -> np.ndarray:
-    """DCG = Σ_r g(r) / log2(r + 1) over the whole list (trec_eval ``dcg``)."""
+                f"{JK2002}; trec_eval 10 m_ndcg.c (dcg)", aliases=("dcg",), cutoff="optional")
+def dcg(seg: Segments, *, cutoff: Optional[int] = None, gains: Gains = None) -> np.ndarray:
+    """DCG = Σ_r g(r) / log2(r + 1) over the whole list (trec_eval ``dcg``); DCG@k over the
+    first k ranks (scikit-learn's ``dcg_score(k=...)``)."""
     gain, _ = _run_and_ideal(seg, gains)
-    return seg.sum(_discounted(seg, gain))
+    discounted = _discounted(seg, gain)
+    if cutoff is not None:
+        discounted = np.where(seg.rank <= cutoff, discounted, 0.0)
+    return seg.sum(discounted)
 
 
 @_gain_register("IdealDCG", "ideal_dcg", "DCG of the ideal list of the topic",

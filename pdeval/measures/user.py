@@ -67,7 +67,15 @@ def unit_gains(seg: Segments, rel: Optional[int], gains: Gains, gain_max) -> np.
 def rbp_weights(seg: Segments, p: float, cutoff: Optional[int], ties: str) -> np.ndarray:
     """The weight of every row: (1 − p) p^(r−1) at rank r ≤ cutoff, or with ``ties="mean"``
     the mean over the run of tied ranks [a, b] it belongs to, (p^(a−1) − p^b) / (b − a + 1),
-    times the share (min(b, k) − a + 1) / (b − a + 1) of the run above the cutoff k."""
+    times the share (min(b, k) − a + 1) / (b − a + 1) of the run above the cutoff k. When the
+    lists ask for the expected value over tied orders (engine option ``ties="expected"``) the
+    weight is the exact mean of w(r)·[r ≤ k] over the run, (p^(a−1) − p^min(b, k)) / (b − a + 1)."""
+    if seg.tie_mode == "expected" and (seg.ties is not None or not len(seg.rel)):
+        spans = seg.ties if seg.ties is not None else np.zeros((0, 2), dtype=np.int64)
+        first, last = spans[:, 0], spans[:, 1]
+        end = last if cutoff is None else np.maximum(np.minimum(last, cutoff), first - 1)
+        power = p ** np.arange(int(last.max(initial=0)) + 1, dtype=np.float64)  # p^j, gathered
+        return (power[first - 1] - power[end]) / (last - first + 1.0)
     if ties == "mean":
         if seg.ties is None:
             if len(seg.rel):
