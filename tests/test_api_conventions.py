@@ -27,7 +27,7 @@ import pytest
 
 import pdeval
 from pdeval.accessor import methods
-from pdeval.analysis.coefficients import METHODS as COEFFICIENTS
+from pdeval.analysis.rankings.coefficients import METHODS as COEFFICIENTS
 from pdeval.engine.options import OPTION_DOCS
 from pdeval.errors import PdevalError, SchemaError
 

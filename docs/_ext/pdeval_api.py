@@ -21,10 +21,14 @@ SECTIONS: list[tuple[str, str]] = [
     ("pdeval.engine", "Evaluating"),
     ("pdeval.measures", "Measures"),
     ("pdeval.judgments", "Making judgments incomplete"),
-    ("pdeval.analysis.agreement", "Automatic judgments"),
+    ("pdeval.analysis.estimates", "Estimates and pool bias"),
+    ("pdeval.analysis.pool_bias", "Estimates and pool bias"),
+    ("pdeval.analysis.judges", "Automatic judgments"),
     ("pdeval.analysis.statistics", "Many systems at once"),
+    ("pdeval.analysis.reproducibility", "Reproducibility and standardisation"),
     ("pdeval.analysis", "Judging the measures"),
     ("pdeval.integrations", "The ecosystem"),
+    ("pdeval.frames", "The ecosystem"),
 ]
 
 INTRO = """\

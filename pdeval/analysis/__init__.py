@@ -1,8 +1,10 @@
-"""Analyses of result frames and label sets.
+"""Analyses of result frames and label sets, one subpackage per concern.
 
-``scores`` (runs x topics score matrices), ``coefficients`` and ``correlation`` (comparing
-system rankings), ``significance`` (paired tests between runs), ``bootstrap``
-(discriminative power), ``swaps`` (swap rates), ``statistics/`` (Tukey HSD, ANOVA, topic set
-size), ``labels`` (provenance, merging, grade scales, holes), ``agreement`` (kappa, alpha),
-``leaderboards`` (rankings under each label set), ``experiments`` (training sensitivity) and
-``bundle`` (the result objects that show their summary table)."""
+``estimates`` (the estimate with intervals, its priors, prediction-powered inference),
+``pool_bias`` (corrections for runs outside the pool), ``judges`` (label sets, provenance,
+agreement, leaderboards under each label set), ``rankings`` (rank correlation, its
+coefficients, ranked-list agreement, training sensitivity), ``statistics`` (paired tests,
+discriminative power, swap rates, score matrices, Tukey HSD, ANOVA, topic-set size) and
+``reproducibility`` (Breuer et al.'s measures, score standardisation); ``bundle`` holds the
+result frames that carry further views.
+"""

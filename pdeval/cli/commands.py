@@ -351,7 +351,7 @@ def _add_estimates(table, args: argparse.Namespace, qrels, measures: list) -> No
     topic and, on the ``all`` lines, per run (intervals computed jointly over the topics)."""
     import pandas as pd
 
-    from pdeval.analysis.estimates import estimate
+    from pdeval.analysis.estimates.core import estimate
     from pdeval.sources.io import read_run
 
     if args.bounds or args.judged_only or args.complete or args.ties != "trec":

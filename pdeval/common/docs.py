@@ -1,6 +1,7 @@
 """Parameter documentation shared by many functions, written once (as seaborn does).
 
-A docstring line that holds only ``{seed}``, ``{progress}`` or ``{system}`` (indented as the
+A docstring line that holds only ``{seed}``, ``{progress}``, ``{system}``, ``{depth}`` or
+``{score_precision}`` (indented as the
 parameter entries around it) becomes that parameter's numpydoc entry when the function is
 decorated with :func:`shared_docs`.
 """
@@ -12,11 +13,16 @@ from typing import Callable, TypeVar
 
 F = TypeVar("F", bound=Callable)
 
+#: what ``depth=`` means wherever it is a parameter: the engine's cut (the engine options say it too)
+ENGINE_DEPTH = "trec_eval ``-M``: keep the first ``depth`` documents of each ranking."
+
 #: the numpydoc entry of each shared parameter
 PARAMETERS = {
     "seed": "seed : int, numpy.random.Generator or None, default 0\n    An integer, None (fresh entropy) or a ``numpy.random.Generator``; one seed, one result.",
     "progress": "progress : bool or None, default None\n    A progress bar: True, False, or None (only for long work on a terminal or notebook).",
     "system": "system : str, default 'run'\n    The column naming the systems.",
+    "depth": f"depth : int, optional\n    {ENGINE_DEPTH}",
+    "score_precision": "score_precision : {'float64', 'float32'}, default 'float64'\n    As for :func:`pdeval.evaluate`.",
 }
 
 
@@ -34,4 +40,4 @@ def shared_docs(function: F) -> F:
     return function
 
 
-__all__ = ["PARAMETERS", "shared_docs"]
+__all__ = ["ENGINE_DEPTH", "PARAMETERS", "shared_docs"]

@@ -23,6 +23,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Union
 from pdeval.common.contract import (
     Boolean, Choice, Contract, Domain, Integer, ListOf, MappingOf, Nullable, Real, Text,
 )
+from pdeval.common.docs import ENGINE_DEPTH
 from pdeval.engine.ranking import ScorePrecision, TieOrder
 from pdeval.errors import PdevalError
 from pdeval.frames.canonical import DuplicatePolicy
@@ -42,7 +43,7 @@ OPTION_DOCS: dict[str, tuple[str, str]] = {
         "bool, default False",
         "trec_eval ``-J``: every measure on the condensed list (the same as priming each).",
     ),
-    "depth": ("int, optional", "trec_eval ``-M``: keep the first ``depth`` documents of each ranking."),
+    "depth": ("int, optional", ENGINE_DEPTH),
     "score_precision": (
         "{'float64', 'float32'}, default 'float64'",
         "``'float32'`` rounds scores to 32-bit floats before ordering, as trec_eval up to 9.0.7 and "

@@ -19,6 +19,7 @@ from typing import Iterable, Literal, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from pdeval.common.docs import shared_docs
 from pdeval.common.contract import Choice, Integer, ListOf, Nullable, Text, contract
 from pdeval.errors import PdevalError
 from pdeval.frames.domains import Frame
@@ -353,6 +354,7 @@ def ranks_within(offsets: np.ndarray) -> np.ndarray:
 
 @contract(run=Frame("run"), by=Nullable(ListOf(Text("a column name"), min_len=0)),
           score_precision=Choice("float64", "float32"), depth=Nullable(Integer(1)))
+@shared_docs
 def rank_run(
     run: pd.DataFrame,
     *,
@@ -373,10 +375,8 @@ def rank_run(
         A canonical run frame.
     by : str or list of str, optional
         Extra key columns of a system beside ``run``.
-    score_precision : {'float64', 'float32'}, default 'float64'
-        As for :func:`pdeval.evaluate`.
-    depth : int, optional
-        trec_eval ``-M``: keep the first ``depth`` documents of each ranking.
+    {score_precision}
+    {depth}
 
     Returns
     -------

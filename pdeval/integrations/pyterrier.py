@@ -12,7 +12,7 @@ item is the p-value); :func:`paired_test` gives pdeval's paired tests in that fo
 (``pt.Experiment(..., baseline=0, test=paired_test("permutation", seed=1))``).
 ``pt.Experiment(correction=...)`` takes only a statsmodels ``multipletests`` method name:
 pdeval's corrections (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``,
-:func:`pdeval.analysis.significance.adjust_pvalues`) have the same names and give the same values.
+:func:`pdeval.analysis.statistics.significance.adjust_pvalues`) have the same names and give the same values.
 
 **Experiments.** :func:`experiment` builds ``pt.Experiment``'s table from runs or from an
 already evaluated result frame, with pdeval's measures, tests and corrections.
@@ -32,9 +32,9 @@ from pdeval.engine.options import EngineOptions, takes_engine_options
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 from pdeval.errors import PdevalError, SchemaError
-from pdeval.analysis.scores import score_matrices
+from pdeval.analysis.statistics.scores import score_matrices
 from pdeval.common.seeds import Seed
-from pdeval.analysis.significance import CORRECTIONS, TESTS, adjust_pvalues, compare
+from pdeval.analysis.statistics.significance import CORRECTIONS, TESTS, adjust_pvalues, compare
 
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
 

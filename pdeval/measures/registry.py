@@ -65,10 +65,8 @@ class MeasureSpec:
     #: reads only relevant rows, ranks, R and the ideal list): then judging the unjudged
     #: documents nonrelevant leaves it unchanged (:func:`pdeval.bounds` reuses the value)
     as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False
-    #: how the expected value over the orders of tied scores (engine option ``ties="expected"``)
-    #: is computed: a kernel with the measure's parameters that reads the runs of tied scores
-    #: (:attr:`Segments.ties`), and the form it takes (``pdeval.measures.ties.EXPECTED_FORMS``);
-    #: None: exact enumeration of the orders (:mod:`pdeval.measures.enumeration`)
+    #: the expected value over tied orders (``ties="expected"``): a kernel reading the runs of tied
+    #: scores and its form (``measures.ties.EXPECTED_FORMS``); None: enumeration of the orders
     expected: Optional[Kernel] = None
     expected_form: str = "enumeration"
 
@@ -121,10 +119,8 @@ def register(
     ``aggregate`` says how a summary over topics combines the values (see :class:`MeasureSpec`).
     ``monotone`` declares that the value never falls when an unjudged retrieved document is
     judged relevant rather than nonrelevant, the documents joining the topic's qrels (True, or
-    a callable of the parsed :class:`Measure`); :func:`pdeval.bounds` relies on it, and
-    ``tests/test_boundary_bounds.py`` proves it by enumerating every judging of small cases.
-    ``as_nonrelevant`` declares that unjudged documents count exactly as judged nonrelevant
-    ones (``tests/test_bounds.py`` checks it against qrels written out in full).
+    a callable of the parsed :class:`Measure`; :func:`pdeval.bounds` relies on it, a test
+    enumerates every judging); ``as_nonrelevant``: unjudged documents count as judged nonrelevant.
     """
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {AGGREGATES}, got {aggregate!r}")
@@ -541,17 +537,9 @@ def parse(measure: Union[str, Measure], *, judged_only: bool = False, **override
 
 
 #: lists with no row: every kernel runs on them once when its measure is parsed (checks its parameters)
-EMPTY_SEGMENTS = Segments(
-    rel=np.zeros(0, dtype=np.int32),
-    offsets=np.zeros(1, dtype=np.int64),
-    topic=np.zeros(0, dtype=np.int64),
-    qrels=QrelsTable(
-        levels=np.zeros(0, dtype=np.int64),
-        offsets=np.zeros(1, dtype=np.int64),
-        pooled=np.zeros(0, dtype=np.int64),
-        variant=np.zeros(0, dtype=np.int64),
-    ),
-)
+_NONE, _START = np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+EMPTY_SEGMENTS = Segments(rel=np.zeros(0, dtype=np.int32), offsets=_START, topic=_NONE,
+                          qrels=QrelsTable(levels=_NONE, offsets=_START, pooled=_NONE, variant=_NONE))
 
 
 def parse_all(

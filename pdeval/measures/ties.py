@@ -27,7 +27,7 @@ of one evaluation. Each kernel here reads the runs of tied scores of the lists
 Measures whose value does not depend on the order (counts and set measures) are their own
 expectation. Every other measure is averaged over the distinct orders of its tied runs by exact
 enumeration (:mod:`pdeval.measures.enumeration`), refused beyond a few thousand orders per list.
-``tests/test_ties.py`` enumerates every order of every run on small random lists and checks each
+``tests/engine/test_ties.py`` enumerates every order of every run on small random lists and checks each
 kernel against the mean.
 """
 

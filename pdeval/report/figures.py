@@ -38,11 +38,11 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from pdeval.analysis.correlation import correlation_table, kendall_tau, pearson, rms_error
+from pdeval.analysis.rankings.correlation import correlation_table, kendall_tau, pearson, rms_error
 from pdeval.evaluation.results import summarize
 from pdeval.errors import SchemaError
 from pdeval.report.display import notebook_figure
-from pdeval.analysis.coefficients import METHODS as COEFFICIENTS
+from pdeval.analysis.rankings.coefficients import METHODS as COEFFICIENTS
 from pdeval.common.contract import Anything, Boolean, Choice, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.frames.domains import Frame
 from pdeval.report.run_figures import MEASURE, TITLE, bound_intervals, estimate_intervals, significance_matrix

@@ -20,7 +20,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from pdeval.analysis.reproducibility import pair_table
+from pdeval.analysis.reproducibility.core import pair_table
 from pdeval.errors import SchemaError
 
 __all__ = ["reproduced_scores", "effect_plane"]

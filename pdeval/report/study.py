@@ -21,10 +21,10 @@ from typing import Iterable, Optional, Sequence, Union
 
 import pandas as pd
 
-from pdeval.analysis.correlation import correlation_table, rank_correlation
+from pdeval.analysis.rankings.correlation import correlation_table, rank_correlation
 from pdeval.evaluation.results import summarize
-from pdeval.analysis.bootstrap import discriminative_power
-from pdeval.analysis.swaps import swap_rates
+from pdeval.analysis.statistics.bootstrap import discriminative_power
+from pdeval.analysis.statistics.swaps import swap_rates
 from pdeval.common.contract import (
     Boolean, Choice, FilePath, Instance, Integer, ListOf, Nullable, OneOf, Real, Text, contract,
 )
@@ -298,8 +298,8 @@ def _full_judgments(run, qrels, measures: list[str], bounds: bool, tables: dict,
 def _estimates(run, qrels, measures: list[str], n_resamples: int, seed: int, tables: dict) -> None:
     """Each run's mean of the measures :func:`pdeval.estimate` supports, beside its bootstrap
     estimate and 95 % interval on the full judgments."""
-    from pdeval.analysis.estimates import estimate
-    from pdeval.analysis.resampled_measures import SUPPORTED
+    from pdeval.analysis.estimates.core import estimate
+    from pdeval.analysis.estimates.resampled import SUPPORTED
     from pdeval.measures import parse
 
     chosen = [m for m in measures if parse(m).name in SUPPORTED and not parse(m).judged_only]

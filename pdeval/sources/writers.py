@@ -194,7 +194,7 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> Path:
     Returns
     -------
     Path
-        The path written.
+        The qrels file written.
 
     See Also
     --------

@@ -50,7 +50,7 @@ from pdeval.errors import PdevalError, PdevalWarning, warn
 from pdeval.common.contract import Boolean, Choice, Real, Text, contract
 from pdeval.common.options import check_choice
 from pdeval.analysis.bundle import ResultBundle, ResultFrame
-from pdeval.analysis.scores import RESULT_MEASURES, score_matrices
+from pdeval.analysis.statistics.scores import RESULT_MEASURES, score_matrices
 from pdeval.frames.domains import Frame
 
 __all__ = ["AnovaFit", "fit_anova", "effect_sizes", "anova", "Anova", "noncentrality_interval"]
@@ -240,7 +240,7 @@ def anova(
     """Two-way ANOVA without replication (system x topic), or one-way, per measure and variant.
 
     Each (measure, variant) group of the tidy ``result`` (every run on every topic, see
-    :func:`pdeval.analysis.scores.score_matrices`) is one analysis; see the module docstring
+    :func:`pdeval.analysis.statistics.scores.score_matrices`) is one analysis; see the module docstring
     for the formulas (two-way: ``SS_T = SS_A + SS_B + SS_E``, ``V_E = SS_E / ((m-1)(n-1))``,
     ``F = V_A / V_E``). The table equals ``statsmodels``' ``anova_lm(ols("value ~ C(run) +
     C(query_id)"))`` (type I; the design is balanced, so types I-III agree). Sakai's ES_E2

@@ -43,7 +43,7 @@ from typing import Callable
 import numpy as np
 
 from pdeval.errors import PdevalError
-from pdeval.analysis.scores import CHUNK_ELEMENTS
+from pdeval.analysis.statistics.scores import CHUNK_ELEMENTS
 from pdeval.analysis.statistics.studentized_range import interpolate_tail, normal_nodes, studentized_sf, tail_limit
 
 __all__ = ["Dunnett"]

@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from pdeval.errors import PdevalError
-from pdeval.analysis.scores import CHUNK_ELEMENTS
+from pdeval.analysis.statistics.scores import CHUNK_ELEMENTS
 
 __all__ = ["studentized_range_sf", "studentized_sf", "normal_nodes", "tail_limit", "interpolate_tail"]
 

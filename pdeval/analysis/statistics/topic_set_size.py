@@ -79,7 +79,7 @@ import pandas as pd
 
 from pdeval.errors import PdevalError
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
-from pdeval.analysis.scores import RESULT_MEASURES, score_matrices
+from pdeval.analysis.statistics.scores import RESULT_MEASURES, score_matrices
 from pdeval.frames.domains import Frame
 from pdeval.analysis.statistics.anova import fit_anova
 

@@ -55,7 +55,7 @@ from pdeval.common.options import check_int
 from pdeval.common.progress import PROGRESS, one_bar, progress_bar
 from pdeval.common.docs import shared_docs
 from pdeval.common.seeds import SEED, Seed, generator
-from pdeval.analysis.scores import BASELINE, CHUNK_ELEMENTS, RESULT_MEASURES, ZERO, baseline_pairs, score_matrices
+from pdeval.analysis.statistics.scores import BASELINE, CHUNK_ELEMENTS, RESULT_MEASURES, ZERO, baseline_pairs, score_matrices
 from pdeval.frames.domains import Frame
 from pdeval.analysis.statistics.anova import fit_anova
 from pdeval.analysis.statistics.dunnett import Dunnett

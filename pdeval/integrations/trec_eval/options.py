@@ -201,7 +201,7 @@ def zscore_values(result: pd.DataFrame, path: str, names: dict, skip: set) -> pd
     ``names`` maps each measure string of ``result`` to trec_eval's name (the one the z-score
     file uses); measures in ``skip`` (relstring's ranks) keep their values.
     """
-    from pdeval.analysis.standardize import standardize
+    from pdeval.analysis.reproducibility.standardize import standardize
     from pdeval.sources.zscores import read_zscores
 
     # the file's names are trec_eval's, as the command prints them: keys no measure parser reads

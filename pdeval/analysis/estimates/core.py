@@ -1,0 +1,598 @@
+"""Estimates with intervals of the scores runs would get if their unjudged documents were judged.
+
+:func:`estimate` offers three methods:
+
+* ``"bootstrap"`` (Fröbe, Gienapp, Potthast & Hagen, "Bootstrapped nDCG Estimation in the
+  Presence of Unjudged Documents", ECIR 2023): every unjudged retrieved document gets a
+  probability per grade from a prior (:mod:`pdeval.analysis.estimates.label_priors`: the topic's pool,
+  the judged documents of the same ranking, or both; :mod:`pdeval.analysis.estimates.unique_priors`:
+  both, scaled by the factors of a pooled unit's unique documents, one unit drawn per run and
+  resample); labels are drawn ``n_resamples`` times,
+  R and the ideal list follow the drawn labels, and the measure's distribution over the draws
+  gives the estimate (its mean) and the percentile interval;
+* ``"labels"``: the same draws, the probabilities taken from another label set (an LLM's
+  labels) calibrated on the pairs both sets judged (:func:`~pdeval.analysis.estimates.label_priors.calibrated_priors`;
+  every resample re-estimates the calibration on a resample of its topics, so the interval
+  carries the calibration's uncertainty), or returned by a callable;
+* ``"ppi"`` (prediction-powered inference, :mod:`pdeval.analysis.estimates.ppi`): automatic labels for
+  every topic and human labels on a random sample of the topics give an unbiased estimate of a
+  run's mean score (or of its difference from a baseline run) with a valid interval; with
+  ``strata=`` the topics fall into strata, the human sample is drawn within each, and the
+  strata's estimates are combined with their shares of the topics (stratified PPI,
+  :func:`~pdeval.analysis.estimates.ppi.stratified_ppi_mean`).
+
+The draws are vectorised over resamples, runs and topics (:mod:`pdeval.analysis.estimates.resampled`),
+in chunks of resamples that bound the memory; one seed gives one result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.analysis.estimates import label_priors
+from pdeval.analysis.estimates import resampled as resampled_measures
+from pdeval.analysis.estimates import unique_priors
+from pdeval.analysis.estimates.unique_priors import GroupLike, UnitEffect
+from pdeval.analysis.estimates.ppi import ppi_mean, stratified_ppi_mean
+from pdeval.common.docs import shared_docs
+from pdeval.common.contract import (
+    Anything, Boolean, Callable_, Choice, Instance, Integer, MappingOf, Nullable, Real, Text, contract,
+)
+from pdeval.common.progress import PROGRESS, Progress, progress_bar
+from pdeval.common.seeds import SEED, Seed, generator
+from pdeval.engine.index import index_qrels
+from pdeval.engine.ranked import RankedRun, layout
+from pdeval.engine.ranking import rank_run
+from pdeval.errors import DuplicateError, OverlapError, PdevalError, SchemaError
+from pdeval.evaluation.core import evaluate
+from pdeval.frames.canonical import as_qrels, as_run, canonicalize
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
+from pdeval.measures import Measure, parse_all
+from pdeval.measures.domains import Measures
+
+Method = Literal["bootstrap", "labels", "ppi"]
+#: ``strata=``: a mapping query_id -> stratum (a dict or a Series) or a callable query_id -> stratum
+StrataLike = Union[None, Mapping[str, Any], pd.Series, Callable[[str], Any]]
+#: the bootstrap's priors: Fröbe et al.'s three and the unique documents' random effect
+PRIORS = label_priors.PRIORS + ("unique",)
+#: priors whose probabilities are drawn anew for every resample
+DRAWN = (UnitEffect, label_priors.CalibrationEffect)
+#: cells (resamples x rows) drawn at once: bounds the memory of the bootstrap
+CHUNK_CELLS = 1 << 22
+
+
+@contract(
+    run=Frame("run"),
+    qrels=Frame("qrels", variants=False),
+    measures=Measures(),
+    method=Choice("bootstrap", "labels", "ppi"),
+    prior=Choice(*PRIORS),
+    window=Nullable(Integer(0)),
+    pooled=POOLED,
+    pool_depth=Nullable(POOL_DEPTH),
+    group=GROUP,
+    automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
+    smoothing=Real(0),
+    n_resamples=Integer(1),
+    confidence=Real(0, 1, closed="neither"),
+    per=Choice("topic", "run"),
+    baseline=Nullable(Text("a run name")),
+    tuned=Boolean(),
+    strata=Nullable(MappingOf(Text("a topic id"), Anything(why="a stratum label"))
+                    | Instance((pd.Series,), "a Series query_id -> stratum", pd.Series({"1": "a"}))
+                    | Callable_("a function query_id -> stratum")),
+    seed=SEED,
+    progress=PROGRESS,
+    score_precision=Choice("float64", "float32"),
+    depth=Nullable(Integer(1)),
+    modes={
+        "window": ("method", ("bootstrap", "labels")),
+        "pooled": ("method", ("bootstrap",)),
+        "pool_depth": ("method", ("bootstrap",)),
+        "group": ("method", ("bootstrap",)),
+        "automatic": ("method", ("labels", "ppi")),
+        "smoothing": ("method", ("labels",)),
+        "n_resamples": ("method", ("bootstrap", "labels")),
+        "baseline": ("method", ("ppi",)),
+        "tuned": ("method", ("ppi",)),
+        "strata": ("method", ("ppi",)),
+    },
+    renamed={"level": "per"},
+)
+@shared_docs
+def estimate(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: Union[str, Sequence[str]],
+    *,
+    method: Method = "bootstrap",
+    prior: Literal["pool", "run", "both", "unique"] = "both",
+    window: Optional[int] = None,
+    pooled: Optional[Iterable[str]] = None,
+    pool_depth: Optional[int] = None,
+    group: GroupLike = None,
+    automatic: Union[None, pd.DataFrame, Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
+    smoothing: float = 1.0,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    per: Literal["topic", "run"] = "topic",
+    baseline: Optional[str] = None,
+    tuned: bool = True,
+    strata: StrataLike = None,
+    seed: Seed = 0,
+    progress: Progress = None,
+    score_precision: Literal["float64", "float32"] = "float64",
+    depth: Optional[int] = None,
+) -> pd.DataFrame:
+    """Best estimates, with intervals, of the scores the runs would get if their unjudged
+    documents were judged.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Run frame (``run``, ``query_id``, ``doc_id``, ``score``).
+    qrels : DataFrame
+        The judgments (one qrels variant). For ``method="ppi"``: the human labels of a random
+        sample of the topics (the labelled units).
+    measures : str or list of str
+        ``P@k``, ``R@k``, ``AP``, ``RR``, ``nDCG``, ``RBP`` with their cutoffs and parameters
+        (:data:`~pdeval.analysis.estimates.resampled.SUPPORTED`: the measures whose value depends
+        only on the labels of the retrieved documents, R and the ideal list). ``"ppi"`` takes
+        every measure :func:`pdeval.evaluate` takes.
+    method : {'bootstrap', 'labels', 'ppi'}, default 'bootstrap'
+        See the module docstring.
+    prior : {'pool', 'run', 'both', 'unique'}, default 'both'
+        The bootstrap's prior. Fröbe et al. 2023: the topic's judged grade shares (``"pool"``),
+        those of the judged documents of the same ranking (``"run"``), or their mean
+        (``"both"``). ``"unique"`` (recommended for runs outside the pool): ``"both"`` (its run
+        part from the ranking's top ``pool_depth``) scaled per grade by the factors of one pooled
+        unit, drawn per run and resample and shared by all the run's topics
+        (:mod:`pdeval.analysis.estimates.unique_priors`): ``p_g = b_g · f_{u,g}`` for the relevant grades,
+        ``f_{u,g}`` = the unit's judged unique documents of grade ``g`` (those only it brought
+        into the pool) over the number their base prior expects had the unit been left out.
+        Its interval expresses how much units differ, not only the draws. Needs ``pool_depth``.
+    window : int, optional
+        With ``prior="run"`` or ``"both"``: only the judged documents within ``window`` ranks of
+        the unjudged one count. Default: the whole ranking.
+    pooled : list of str, optional
+        ``prior="unique"``: the runs of ``run`` that built the pool (default: every run).
+    pool_depth : int, optional
+        ``prior="unique"`` (required): the depth of the pool that built the qrels.
+    group : mapping or callable, optional
+        ``prior="unique"``: the unit of each pooled run, a mapping run -> group or a callable
+        such as ``lambda run: run.split("_")[0]`` (default: each run its own unit), as in
+        :func:`pdeval.leave_out_pooling`. Sibling runs share their unique documents, so a team
+        is the better unit when the run names tell it.
+    automatic : DataFrame or callable, optional
+        ``method="labels"``: a qrels frame of automatic labels (an LLM's, e.g. from
+        :func:`pdeval.label_sets`), calibrated on the pairs both frames judge (an unjudged
+        document without an automatic label gets the pool prior); every resample
+        re-estimates the calibration table on the pairs of a resample of their topics (a
+        cluster bootstrap), so the interval includes the calibration's uncertainty; or a callable
+        ``f(query_ids, doc_ids) -> array (n, n_grades)`` returning, for the ``n`` unjudged
+        (topic, document) pairs given as two arrays, the probability of each judged grade of
+        the qrels (columns: the distinct judged grades and 0, ascending), each row summing
+        to 1; it is called once, with the distinct unjudged pairs within the measures' largest
+        cutoff (every unjudged pair without cutoff). ``method="ppi"``: the
+        automatic labels of every topic.
+    smoothing : float, default 1.0
+        Add-``smoothing`` counts of the calibration table (``method="labels"``).
+    n_resamples : int, default 1000
+        Draws of the bootstrap.
+    confidence : float, default 0.95
+        Level of the intervals: the bootstrap's percentile interval, PPI's normal interval.
+    per : {'topic', 'run'}, default 'topic'
+        One row per run and topic, or per run: the run's mean over topics, its interval
+        computed jointly over the topics (the quantiles of the mean over the same draws), not
+        by averaging per-topic intervals. ``method="ppi"`` estimates run means only.
+    baseline : str, optional
+        ``method="ppi"``: estimate each run's difference from this run (paired over topics).
+    tuned : bool, default True
+        ``method="ppi"``: choose PPI++'s power-tuning λ; ``False`` is classical PPI (λ = 1).
+    strata : mapping or callable, optional
+        ``method="ppi"``: stratified PPI (Fisch, Maynez, Hofer, Dhingra, Globerson & Cohen,
+        NeurIPS 2024). The stratum of every topic with automatic labels, a mapping query_id ->
+        stratum (a dict or a Series) or a callable such as ``lambda query_id: ...``; the human
+        sample must be drawn within each stratum, at least 2 labelled and 1 unlabelled topic
+        per stratum. The estimate is θ̂ = Σ_k w_k θ̂_k, w_k the stratum's share of all topics
+        and θ̂_k PPI(++) within the stratum (its own λ_k when tuned), with the interval
+        θ̂ ± z √(Σ_k w_k² σ̂_k²) (:func:`~pdeval.analysis.estimates.ppi.stratified_ppi_mean`). None:
+        unstratified PPI.
+    seed : int, Generator or None, default 0
+        Seeds the draws: one seed, one result (None: fresh entropy).
+    progress : bool, optional
+        A bar over the chunks of draws; None shows it only for long work on a terminal or in a
+        notebook (:mod:`pdeval.common.progress`).
+    {score_precision}
+    {depth}
+
+    Returns
+    -------
+    DataFrame
+        ``run``, ``query_id`` (``per="topic"``), ``measure``, ``value`` (today's value:
+        unjudged documents nonrelevant, as :func:`pdeval.evaluate`), ``estimate``, ``low``,
+        ``high``; per topic also ``unjudged`` (documents drawn for the measure), per run
+        ``topics``. ``method="ppi"``: ``value`` is the mean over the labelled topics,
+        ``automatic`` the mean with automatic labels over every topic, ``labelled``,
+        ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
+        differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
+        the strata's λ_k averaged with the weights w_k.
+
+    Raises
+    ------
+    MeasureError
+        A measure the method cannot estimate.
+    SchemaError
+        Qrels with variant keys, topics without any judged document, no pair in common
+        between the label sets.
+    PdevalError
+        An option outside its domain; ``pooled``, ``pool_depth`` or ``group`` without
+        ``prior="unique"``, unknown pooled runs, fewer than two pooled units with judged unique
+        documents; automatic probabilities of the wrong shape, negative, NaN or not summing to 1;
+        ``strata`` without ``method="ppi"``, a topic without a stratum, a stratum with fewer
+        than 2 labelled or no unlabelled topic.
+
+    Notes
+    -----
+    With complete judgments (no unjudged document retrieved) every method returns today's
+    value with an interval of width zero (PPI: when the automatic labels equal the human ones).
+    """
+    parsed = parse_all(measures)
+    if method == "ppi":
+        if per != "run":
+            raise PdevalError("estimate(): method='ppi' estimates run means over topics: pass per='run'")
+        return _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
+    for measure in parsed:
+        resampled_measures.check_supported(measure)
+    unique = _unique_options(prior, pooled, pool_depth, group)
+    if method == "labels" and automatic is None:
+        raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
+                          "callable f(query_ids, doc_ids) returning probabilities per grade)")
+    frame = as_run(run, duplicates=None)
+    _check_overlap(frame, qrels)
+    auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
+    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
+    cutoffs = [m.cutoff for m in parsed]
+    if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
+        if None not in cutoffs:
+            lists, _ = _cut(lists, np.zeros((int(lists.unjudged.sum()), 0)), max(cutoffs))
+        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
+    else:
+        if unique is not None:
+            probabilities = _unique_prior(frame, qrels, lists, keys, unique)
+        else:
+            probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+        if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+            lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    rng = generator(seed)
+    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
+    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+
+
+def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:
+    """The options of the ``"unique"`` prior; None for the other priors."""
+    if prior != "unique":
+        given = [name for name, v in (("pooled", pooled), ("pool_depth", pool_depth), ("group", group)) if v is not None]
+        if given:
+            raise PdevalError(f"estimate(): {', '.join(given)} apply to method='bootstrap' with prior='unique' only, "
+                              f"not prior={prior!r}")
+        return None
+    if pool_depth is None:
+        raise PdevalError("estimate(): prior='unique' needs pool_depth= (the depth of the pool that built the qrels, "
+                          "e.g. 10)")
+    return {"pooled": pooled, "pool_depth": pool_depth, "group": group}
+
+
+def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
+    """Say what is wrong when nothing can be estimated: an empty run or qrels, or no topic in
+    common (before the layout, whose message can only say that no topic has a judgment)."""
+    if len(run) == 0:
+        raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
+    if len(qrels) == 0:
+        raise SchemaError("estimate(): the qrels frame has no rows: nothing to estimate")
+    topics = pd.unique(canonicalize(qrels)["query_id"].astype(str))
+    if not run["query_id"].astype(str).isin(topics).any():
+        shown = ", ".join(repr(t) for t in pd.unique(run["query_id"].astype(str))[:3])
+        raise OverlapError(f"estimate(): the run and the qrels share no topic (run topics {shown}, ...; qrels topics "
+                           f"{', '.join(repr(t) for t in topics[:3])}, ...): are they of the same collection?")
+
+
+# ---- layout --------------------------------------------------------------------------------
+def _lay_out(run, qrels, automatic, score_precision, depth):
+    """The ranked lists with their judged grades (the engine's ranking and judgment index, as
+    :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
+    labels, each row's automatic label (ABSENT where there is none)."""
+    q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
+    judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
+    stacked = judged.assign(label_set="human")
+    if automatic is not None:
+        auto = automatic_labels(automatic)
+        auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
+        stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
+                            ignore_index=True)
+    judgments = index_qrels(stacked)
+    variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
+    ranked = RankedRun.build(run, judgments, by=[], score_precision=score_precision,
+                             depth=depth)
+    _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
+    if len(group) == 0:
+        raise SchemaError("no topic of the run has a judged document in the qrels: nothing to estimate")
+    grades = np.union1d([0], judged["relevance"].to_numpy(dtype=np.int64))
+    level = seg.rel.astype(np.int64)
+    code = np.where(level >= 0, np.searchsorted(grades, np.maximum(level, 0)), -1)
+    offsets = np.asarray(seg.offsets, dtype=np.int64)
+    list_of_row = np.repeat(np.arange(len(group)), np.diff(offsets))
+    topic_of_list = group % ranked.n_topics
+    judged_topic = judgments.topics.get_indexer(judged["query_id"])
+    counts = label_priors.grade_counts(np.searchsorted(grades, judged["relevance"].to_numpy(dtype=np.int64)),
+                                       judged_topic, ranked.n_topics, len(grades))
+    lists = resampled_measures.DrawnLists(
+        offsets=offsets, position=np.arange(len(code)) - offsets[list_of_row], topic_of_list=topic_of_list,
+        codes=code, grades=grades, topic_counts=counts,
+    )
+    keys = pd.DataFrame({"run": ranked.systems["run"].to_numpy()[group // ranked.n_topics],
+                         "query_id": np.asarray(judgments.topics)[topic_of_list]})
+    auto_level = None
+    if "automatic" in variant_of:
+        _, other, seg_auto = layout(ranked, judgments, np.array([variant_of["automatic"]]), False, False)
+        at = np.minimum(np.searchsorted(other, group), max(len(other) - 1, 0))
+        matched = (other[at] == group) if len(other) else np.zeros(len(group), bool)
+        row = np.asarray(seg_auto.offsets, dtype=np.int64)[at][list_of_row] + lists.position
+        auto_level = np.where(matched[list_of_row], seg_auto.rel[np.minimum(row, max(len(seg_auto.rel) - 1, 0))], -2)
+    return lists, keys, auto_level
+
+
+def _cut(lists, probabilities, depth):
+    """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
+    keep = lists.position < depth
+    lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
+    offsets = np.r_[0, np.cumsum(lengths)]
+    kept_unjudged = keep[lists.unjudged]
+    cut = resampled_measures.DrawnLists(
+        offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
+        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
+    )
+    kept = probabilities.take(kept_unjudged) if isinstance(probabilities, DRAWN) else probabilities[kept_unjudged]
+    return cut, kept
+
+
+def _unjudged_rows(lists, keys) -> tuple[np.ndarray, np.ndarray]:
+    """The list of every unjudged row and its run code (runs in sorted order)."""
+    list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))[lists.unjudged]
+    run_of_list, _ = pd.factorize(keys["run"], sort=True)
+    return list_of_row, run_of_list[list_of_row]
+
+
+def _unique_prior(run, qrels, lists, keys, options) -> UnitEffect:
+    """The ``"unique"`` prior of the unjudged rows: their pool shares and the usable units' factors."""
+    factors = unique_priors.unit_factors(run, as_qrels(qrels), lists.grades, **options)
+    list_of_row, run_of_row = _unjudged_rows(lists, keys)
+    pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row])
+    every_list = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
+    seen = (lists.codes >= 0) & (lists.position < options["pool_depth"])
+    run_counts = label_priors.grade_counts(lists.codes[seen], every_list[seen], len(lists.topic_of_list),
+                                           len(lists.grades))
+    counts = run_counts[list_of_row]
+    base = label_priors.both_priors(pool, label_priors.shares(counts), counts.sum(axis=1) > 0)
+    return unique_priors.unit_effect(base, run_of_row, keys["run"].nunique(), factors)
+
+
+def _called_priors(automatic, run, lists, keys, score_precision, depth) -> np.ndarray:
+    """(unjudged rows x grades) probabilities returned by the callable ``automatic``, called once
+    with the distinct unjudged (query_id, doc_id) pairs and checked."""
+    list_of_row, _ = _unjudged_rows(lists, keys)
+    rows = pd.DataFrame({"run": keys["run"].to_numpy()[list_of_row], "query_id": keys["query_id"].to_numpy()[list_of_row],
+                         "rank": lists.position[lists.unjudged] + 1})
+    ranked = rank_run(run[["run", "query_id", "doc_id", "score"]], score_precision=score_precision, depth=depth)
+    n_grades = len(lists.grades)
+    if not len(rows):
+        return np.zeros((0, n_grades))
+    rows = rows.merge(ranked[["run", "query_id", "rank", "doc_id"]], on=["run", "query_id", "rank"], how="left")
+    pairs, pair_of_row = np.unique(np.stack([rows["query_id"].to_numpy(dtype=str), rows["doc_id"].to_numpy(dtype=str)]),
+                                   axis=1, return_inverse=True)
+    got = np.asarray(automatic(pairs[0].astype(object), pairs[1].astype(object)), dtype=np.float64)
+    grades = ", ".join(str(g) for g in lists.grades)
+    if got.shape != (pairs.shape[1], n_grades):
+        raise PdevalError(f"automatic= returned an array of shape {got.shape} for {pairs.shape[1]} unjudged pairs; "
+                          f"it must return ({pairs.shape[1]}, {n_grades}): one row per pair, one column per grade "
+                          f"({grades})")
+    bad = ~np.isfinite(got).all(axis=1) | (got < 0).any(axis=1) | ~np.isclose(got.sum(axis=1), 1.0, atol=1e-6)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise PdevalError(f"automatic= returned {int(bad.sum())} row(s) that are not probabilities (NaN, negative, "
+                          f"or not summing to 1), first for query_id {pairs[0, first]!r}, doc_id {pairs[1, first]!r}: "
+                          f"{got[first].tolist()}; return one probability per grade ({grades}), each row summing to 1")
+    return got[np.ravel(pair_of_row)]
+
+
+def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing):
+    """(unjudged rows x grades) probabilities, or the calibrated prior drawn per resample."""
+    unjudged = lists.unjudged
+    list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
+    pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
+    if method == "labels":
+        return label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+                                              auto_level[unjudged], pool, smoothing=smoothing)
+    if prior == "pool":
+        return pool
+    shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
+    if prior == "run":
+        return np.where(known[unjudged, None], shares[unjudged], pool)
+    return label_priors.both_priors(pool, shares[unjudged], known[unjudged])
+
+
+# ---- drawing ---------------------------------------------------------------------------------
+def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
+    """Today's values (lists x measures) and the values over the draws (draws x lists x measures).
+
+    ``probabilities``: (unjudged rows x grades), or a prior of :data:`DRAWN` whose probabilities
+    are drawn anew for every resample (:class:`~pdeval.analysis.estimates.unique_priors.UnitEffect`: one
+    unit per run; :class:`~pdeval.analysis.estimates.label_priors.CalibrationEffect`: one resample of the
+    calibration topics)."""
+    n_rows = len(lists.position)
+    base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
+    value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
+    effect = isinstance(probabilities, DRAWN)
+    chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
+    cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
+    starts = range(0, n_resamples, chunk)
+    out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="estimate"):
+        size = min(chunk, n_resamples - start)
+        if effect:
+            cumulative = np.cumsum(probabilities.draw(size, rng), axis=2)[:, :, :-1]
+        drawn = (rng.random((size, int(lists.unjudged.sum())))[:, :, None] >= cumulative).sum(axis=2)
+        codes = np.repeat(base, size, axis=0)
+        codes[:, lists.unjudged] = drawn
+        for index, measure in enumerate(parsed):
+            out[start:start + size, :, index] = resampled_measures.KERNELS[measure.name](lists, codes, measure)
+    return out, value
+
+
+# ---- output ----------------------------------------------------------------------------------
+def _tidy(keys, parsed, lists, value, draws, confidence, level) -> pd.DataFrame:
+    low_q, high_q = (1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0
+    names = [str(m) for m in parsed]
+    if level == "run":
+        run_code, runs = pd.factorize(keys["run"], sort=True)
+        n_runs = len(runs)
+        topics = np.bincount(run_code, minlength=n_runs).astype(np.float64)
+
+        def mean_by_run(matrix: np.ndarray) -> np.ndarray:  # (..., lists, measures) -> (..., runs, measures)
+            moved = np.moveaxis(matrix, -2, 0)
+            sums = np.zeros((n_runs,) + moved.shape[1:])
+            np.add.at(sums, run_code, moved)
+            return np.moveaxis(sums / topics.reshape((-1,) + (1,) * (sums.ndim - 1)), 0, -2)
+
+        value, draws = mean_by_run(value), mean_by_run(draws)
+        frame_keys = pd.DataFrame({"run": np.asarray(runs, dtype=object)})
+        extra = {"topics": np.repeat(topics.astype(np.int64), len(names))}
+    else:
+        frame_keys = keys
+        unjudged = [np.add.reduceat((lists.unjudged & lists.within(m.cutoff)).astype(np.int64),
+                                    lists.offsets[:-1]) for m in parsed]
+        extra = {"unjudged": np.stack(unjudged, axis=-1).reshape(-1)}
+    n_keys = len(frame_keys)
+    frame = frame_keys.loc[np.repeat(np.arange(n_keys), len(names))].reset_index(drop=True)
+    frame["measure"] = np.tile(names, n_keys)
+    frame["value"] = value.reshape(-1)
+    frame["estimate"] = draws.mean(axis=0).reshape(-1)
+    frame["low"] = np.quantile(draws, low_q, axis=0).reshape(-1)
+    frame["high"] = np.quantile(draws, high_q, axis=0).reshape(-1)
+    for name, column in extra.items():
+        frame[name] = column
+    return frame
+
+
+# ---- prediction-powered inference ---------------------------------------------------------------
+def automatic_labels(automatic: pd.DataFrame) -> pd.DataFrame:
+    """``automatic=`` as a canonical qrels frame; a repeated (topic, document) label is
+    blamed on ``automatic=``, with the remedy that applies to it."""
+    try:
+        return as_qrels(automatic)
+    except DuplicateError as exc:
+        raise DuplicateError(
+            f"estimate(): automatic= repeats a label of a (query_id, doc_id) pair ({str(exc).split('. Pass')[0]}); keep "
+            "one label per pair, e.g. automatic.drop_duplicates(['query_id', 'doc_id'])"
+        ) from None
+
+
+def _ppi(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth) -> pd.DataFrame:
+    if not isinstance(automatic, pd.DataFrame):
+        raise PdevalError("estimate(): method='ppi' needs automatic= (a qrels frame of automatic labels for every "
+                          "topic)")
+    if len(qrels) == 0:
+        raise SchemaError("estimate(): the human qrels (qrels=) have no rows: PPI needs the human labels of a "
+                          "random sample of the topics")
+    if len(run) == 0:
+        raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
+    human, auto = as_qrels(qrels), automatic_labels(automatic)
+    labelled = pd.unique(human.loc[human["relevance"] >= 0, "query_id"].astype(str))
+    every = pd.unique(auto.loc[auto["relevance"] >= 0, "query_id"].astype(str))
+    missing = sorted(set(labelled) - set(every), key=str)
+    if missing:
+        raise SchemaError(f"{len(missing)} topic(s) have human labels but no automatic ones ({missing[:3]}): PPI "
+                          "needs the automatic labels of every topic")
+    unlabelled = np.array(sorted(set(every) - set(labelled), key=str), dtype=object)
+    stratum_of = None if strata is None else _strata_of(strata, labelled, unlabelled)
+    options: dict[str, Any] = {"complete": True, "score_precision": score_precision, "depth": depth}
+    run = as_run(run)
+    on_labelled = run.loc[run["query_id"].astype(str).isin(labelled)]  # the other topics have no human label
+    gold = _matrix(evaluate(on_labelled, human, parsed, **options), labelled, parsed)
+    predicted = _matrix(evaluate(run, auto, parsed, **options), np.r_[labelled, unlabelled], parsed)
+    runs = gold.columns.get_level_values(0).unique()
+    rows = []
+    for measure in (str(m) for m in parsed):
+        Y = gold.xs(measure, axis=1, level=1).reindex(columns=runs)
+        Yhat_all = predicted.xs(measure, axis=1, level=1).reindex(columns=runs).fillna(0.0)
+        Yhat, Yu = Yhat_all.loc[labelled], Yhat_all.loc[unlabelled]
+        names = list(runs)
+        if baseline is not None:
+            if baseline not in names:
+                raise PdevalError(f"estimate(): baseline={baseline!r} is not a run of the frame; runs: {names[:5]}")
+            others = [n for n in names if n != baseline]
+            Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
+            names = others
+        extra: dict[str, Any] = {}
+        if stratum_of is None:
+            est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
+                                           tuned=tuned)
+        else:
+            got = stratified_ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), stratum_of[0], stratum_of[1],
+                                      confidence=confidence, tuned=tuned)
+            est, low, high, lam = got.estimate, got.low, got.high, got.weights @ got.lam
+            extra = {"strata": len(got.strata)}
+        rows.append(pd.DataFrame({
+            "run": names, "measure": measure, "value": Y.mean().to_numpy(),
+            "automatic": pd.concat([Yhat, Yu]).mean().to_numpy(),
+            "estimate": est, "low": low, "high": high, "labelled": len(labelled), "unlabelled": len(unlabelled),
+            "lam": lam, **extra,
+        }))
+    frame = pd.concat(rows, ignore_index=True)
+    if baseline is not None:
+        frame.insert(1, "baseline", baseline)
+    return frame
+
+
+def _strata_of(strata, labelled: np.ndarray, unlabelled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stratum of each labelled and unlabelled topic from ``strata=``, checked: every topic
+    has one, and every stratum has at least 2 labelled and 1 unlabelled topic."""
+    topics = pd.Series(np.r_[labelled, unlabelled], dtype=object)
+    if isinstance(strata, pd.Series):
+        strata = strata.to_dict()
+    if isinstance(strata, Mapping):
+        labels = topics.map({str(key): value for key, value in strata.items()})
+    elif callable(strata):
+        labels = topics.map(strata)
+    else:
+        raise PdevalError(f"strata must be None, a mapping query_id -> stratum or a callable, not "
+                          f"{type(strata).__name__}")
+    missing = topics[labels.isna()].tolist()
+    if missing:
+        raise PdevalError(f"{len(missing)} topic(s) with automatic labels have no stratum in strata= ({missing[:5]}): "
+                          "give every topic a stratum (stratified PPI weighs each stratum by its share of all topics)")
+    labels = labels.astype(object)
+    every = pd.unique(labels)
+    n_k = labels[:len(labelled)].value_counts().reindex(every, fill_value=0).to_numpy()
+    N_k = labels[len(labelled):].value_counts().reindex(every, fill_value=0).to_numpy()
+    refused = np.flatnonzero((n_k < 2) | (N_k < 1))
+    if len(refused):
+        stratum, n_k, N_k = every[refused[0]], int(n_k[refused[0]]), int(N_k[refused[0]])
+        raise PdevalError(f"stratum {stratum!r} has {n_k} human-labelled and {N_k} unlabelled topic(s): stratified "
+                          "PPI needs at least 2 labelled and 1 unlabelled topic per stratum; label more of its "
+                          "topics (or leave one unlabelled), or merge it with another stratum")
+    return labels[:len(labelled)].to_numpy(), labels[len(labelled):].to_numpy()
+
+
+def _matrix(result: pd.DataFrame, topics: np.ndarray, parsed: Sequence[Measure]) -> pd.DataFrame:
+    """topics x (run, measure) values; a topic a run lacks counts 0 (evaluated complete)."""
+    table = result.assign(query_id=result["query_id"].astype(str)).pivot_table(
+        index="query_id", columns=["run", "measure"], values="value", aggfunc="first")
+    return table.reindex(index=pd.Index(topics, dtype=object)).fillna(0.0)
+
+
+__all__ = ["estimate"]

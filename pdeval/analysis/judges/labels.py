@@ -1,0 +1,568 @@
+"""Automatic judgments, the labels' side: provenance, label sets, grade scales, merging, holes.
+
+Campaigns now label part of their pools with LLM assessors (TREC RAG's UMBRELA, SynDL, the
+LLMJudge challenge). This module holds what is done to the labels themselves:
+
+* **provenance** -- a qrels frame may carry a ``source`` column (``"human"``, a model name,
+  ``"judge"``). It is neither a variant key nor ignored: it travels with each label.
+  :func:`merge_qrels` combines a human and an automatic label set under a documented policy
+  and counts what it filled and overrode; :func:`judged_by_source` splits ``Judged@k`` by
+  source (e.g. the share of a run's top 10 judged by people).
+* **label sets** -- several label sets of the same pairs are one long frame with a
+  ``label_set`` column (:func:`label_sets`), which the engine treats as a variant key.
+  :func:`map_grades` maps grades between scales (0-4 to 0-3, ...).
+* **holes** -- :func:`fill_holes` finds the unjudged pairs in the runs' top k and asks a
+  user-supplied judge for them, in batches, with a cache.
+
+Agreement statistics between label sets are in :mod:`pdeval.analysis.judges.agreement`, leaderboards
+under each label set in :mod:`pdeval.analysis.judges.leaderboards`.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from pdeval.common.contract import (
+    Boolean, Callable_, Choice, FilePath, Instance, Integer, ListOf, MappingOf, Nullable, Text, contract,
+)
+from pdeval.common.options import check_int
+from pdeval.common.progress import PROGRESS, check_progress, progress_bar
+from pdeval.common.docs import shared_docs
+from pdeval.engine.ranking import ScorePrecision, rank_run
+from pdeval.judgments.reduction import DESIGN_COLUMNS
+from pdeval.errors import ParseError, PdevalError, SchemaError
+from pdeval.frames.canonical import as_qrels, as_run, variant_keys
+from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import POOL_DEPTH
+
+__all__ = [
+    "LABEL_SET",
+    "SOURCE",
+    "GradeMap",
+    "LabelSets",
+    "fill_holes",
+    "judged_by_source",
+    "label_sets",
+    "map_grades",
+    "merge_qrels",
+    "pair_codes",
+    "plain_labels",
+]
+
+#: the qrels column naming a label set (a variant key: one qrels variant per label set)
+LABEL_SET = "label_set"
+#: the qrels column naming where a label came from (provenance, never a variant key)
+SOURCE = "source"
+
+MergePolicy = Literal["fill", "replace", "prefer"]
+GradeMap = Union[None, Mapping[int, int], Mapping[str, Mapping[int, int]]]
+LabelSets = Union[pd.DataFrame, Mapping[str, pd.DataFrame]]
+
+#: the domains the label functions share (:mod:`pdeval.common.contract`)
+#: ``sets=``: one qrels frame (a ``label_set`` column names its sets) or a mapping name -> qrels frame
+LABEL_SETS = Frame("qrels") | MappingOf(Text("a label set name"), Frame("qrels"), min_len=1)
+#: ``grade_map=``: old grade -> new grade, for every set or per label set name
+GRADES = MappingOf(Integer(), Integer(), min_len=1)
+GRADE_MAP = Nullable(GRADES | MappingOf(Text("a label set name"), GRADES, min_len=1))
+SCORE_PRECISION = Choice("float64", "float32")
+
+
+# ---------------------------------------------------------------------------------------------
+# label sets, grade mappings, provenance
+
+
+def pair_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
+    """Dense codes of the (query_id, doc_id) pairs of several frames, shared between them."""
+    query = pd.factorize(pd.concat([f["query_id"].astype(str) for f in frames], ignore_index=True))[0]
+    doc, docs = pd.factorize(pd.concat([f["doc_id"].astype(str) for f in frames], ignore_index=True))
+    codes = pd.factorize(query.astype(np.int64) * max(len(docs), 1) + doc)[0]
+    bounds = np.cumsum([0, *[len(f) for f in frames]])
+    return [codes[bounds[i] : bounds[i + 1]] for i in range(len(frames))]
+
+
+def plain_labels(qrels: pd.DataFrame, what: str, source: Optional[str] = None, *, labels_only: bool = False
+                 ) -> pd.DataFrame:
+    """A canonical qrels frame without variant keys: query_id, doc_id, relevance[, source].
+    A sampling design is refused (new qrels are built from these labels) unless
+    ``labels_only`` (the caller compares labels and builds no qrels)."""
+    q = as_qrels(qrels)
+    keys = variant_keys(q)
+    if keys:
+        raise SchemaError(
+            f"{what} must be one label set, but it has variant column(s) {keys}; select one variant "
+            f"first, or drop the column(s) (e.g. qrels.drop(columns={keys!r}))"
+        )
+    sampled = [c for c in DESIGN_COLUMNS if c in q.columns]
+    if sampled and not labels_only:  # merged or filled labels are no longer the sample these columns describe
+        raise SchemaError(f"{what} carries a sampling design ({', '.join(sampled)}) that merged or filled labels "
+                          f"would not follow; drop the column(s) to use the labels as plain judgments")
+    columns = ["query_id", "doc_id", "relevance"]
+    if SOURCE in q.columns:
+        q = q.assign(source=q[SOURCE].astype(str))
+        columns.append(SOURCE)
+    elif source is not None:
+        q = q.assign(source=source)
+        columns.append(SOURCE)
+    return q[columns].reset_index(drop=True)
+
+
+@contract(sets=LABEL_SETS, name=Text("a label set name"), by=Nullable(Text("a column name")))
+def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = None) -> pd.DataFrame:
+    """Several label sets as one long qrels frame with a ``label_set`` column.
+
+    ``sets`` is a mapping ``name -> qrels frame`` (e.g. ``{"human": nist, "gpt4": syndl}``), a
+    long frame that already has a ``label_set`` column (returned validated), or one qrels frame
+    (named ``name``, or split into one label set per value of its column ``by``: with
+    ``by="source"`` each source's labels become a label set, so measures can be asked per
+    source). The ``label_set`` column is a variant key, so
+    ``pdeval.evaluate(run, label_sets(...), measures)`` evaluates every run against every label
+    set at once. A ``source`` column is kept.
+
+    Parameters
+    ----------
+    sets
+        A mapping name -> qrels frame, a long frame with a ``label_set`` column, or one qrels
+        frame.
+    name
+        The label set name of one qrels frame given alone.
+    by
+        A column of one qrels frame whose values become the label sets (e.g. ``"source"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A canonical qrels frame with a ``label_set`` column (str).
+
+    Raises
+    ------
+    SchemaError
+        Another variant column, a missing ``by`` column, or a repeated
+        (label_set, query_id, doc_id).
+    """
+    if by is not None:
+        if not isinstance(sets, pd.DataFrame) or by not in sets.columns:
+            raise SchemaError(f"by={by!r} splits one qrels frame by its column {by!r}, which this input lacks")
+        sets = sets.assign(**{LABEL_SET: sets[by].astype(str)})
+    if isinstance(sets, Mapping):
+        if not sets:
+            raise PdevalError("label_sets needs at least one label set")
+        parts = [plain_labels(frame, f"label set {key!r}").assign(label_set=str(key)) for key, frame in sets.items()]
+        long = pd.concat(parts, ignore_index=True)
+    elif isinstance(sets, pd.DataFrame):
+        if LABEL_SET in sets.columns:
+            long = sets
+        else:
+            long = plain_labels(sets, "the label set").assign(label_set=name)
+    else:
+        raise SchemaError(f"label sets must be a qrels frame or a mapping name -> qrels frame, not {type(sets).__name__}")
+    long = as_qrels(long)
+    others = [k for k in variant_keys(long) if k != LABEL_SET]
+    if others:
+        raise SchemaError(f"the label sets have variant column(s) {others} besides {LABEL_SET!r}; select one variant first")
+    long[LABEL_SET] = long[LABEL_SET].astype(str)
+    return long
+
+
+@contract(qrels=Frame("qrels"), mapping=GRADE_MAP)
+def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
+    """Map the grades of a qrels frame (or of each label set) to another scale.
+
+    ``mapping`` is ``{grade: new grade}`` applied to every row, e.g. ``{0: 0, 1: 1, 2: 2, 3: 3,
+    4: 3}`` folds a 0-4 scale (TREC RAG, UMBRELA) onto 0-3 (TREC DL), or a mapping
+    ``label set -> {grade: new grade}`` for a frame with a ``label_set`` column (sets not named
+    keep their grades). Negative values (pooled, not judged) are kept unless mapped. A judged
+    grade the mapping lacks raises :class:`~pdeval.errors.SchemaError` naming it: a scale
+    mapping must say where every grade goes.
+
+    Parameters
+    ----------
+    qrels
+        A qrels frame (with a ``label_set`` column for a mapping per label set).
+    mapping
+        ``{grade: new grade}``, ``{label set: {grade: new grade}}`` or None (unchanged).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The qrels with the mapped ``relevance``.
+
+    Raises
+    ------
+    SchemaError
+        A judged grade the mapping lacks, or an unknown label set.
+    """
+    q = as_qrels(qrels)
+    if mapping is None:
+        return q
+    if not isinstance(mapping, Mapping):
+        raise SchemaError(f"a grade mapping must be a dict grade -> grade, not {type(mapping).__name__}")
+    nested = bool(mapping) and all(isinstance(v, Mapping) for v in mapping.values())
+    if nested and LABEL_SET not in q.columns:
+        raise SchemaError(f"a grade mapping per label set needs a {LABEL_SET!r} column in the qrels")
+    relevance = q["relevance"].to_numpy(dtype=np.int64).copy()
+    if nested:
+        names = q[LABEL_SET].astype(str).to_numpy()
+        unknown = sorted(set(map(str, mapping)) - set(names))
+        if unknown:
+            raise SchemaError(f"the grade mapping names label set(s) {unknown} that the qrels lack")
+        targets = [(names == str(key), inner) for key, inner in mapping.items()]
+    else:
+        targets = [(np.ones(len(q), dtype=bool), mapping)]
+    for rows, inner in targets:
+        old = np.array(sorted(int(k) for k in inner), dtype=np.int64)
+        new = np.array([int(inner[k]) for k in sorted(inner, key=int)], dtype=np.int64)
+        values = relevance[rows]
+        at = np.clip(np.searchsorted(old, values), 0, max(len(old) - 1, 0))
+        found = (old[at] == values) if len(old) else np.zeros(len(values), dtype=bool)
+        missing = ~found & (values >= 0)
+        if missing.any():
+            raise SchemaError(
+                f"the grade mapping {dict(inner)} has no entry for grade(s) {sorted(set(values[missing].tolist()))} "
+                f"({int(missing.sum())} label(s)); map every grade of the scale"
+            )
+        relevance[rows] = np.where(found, new[at] if len(new) else values, values)
+    return q.assign(relevance=relevance)
+
+
+@contract(qrels=Frame("qrels", variants=False), automatic=Frame("qrels", variants=False),
+          policy=Choice("fill", "replace", "prefer"), human_source=Text(), automatic_source=Text(), return_counts=Boolean())
+def merge_qrels(
+    qrels: pd.DataFrame,
+    automatic: pd.DataFrame,
+    policy: MergePolicy = "fill",
+    *,
+    human_source: str = "human",
+    automatic_source: str = "automatic",
+    return_counts: bool = False,
+):
+    """Combine a human label set (``qrels``) and an automatic one, keeping each label's ``source``.
+
+    A *label* is a row with relevance ``>= 0``; a negative value (pooled, not judged) is a hole.
+    Each (query_id, doc_id) pair appears once in the output, with the label chosen by
+    ``policy``:
+
+    ``"fill"``
+        every human label is kept; automatic labels only fill holes (pairs the human set lacks
+        or has as unjudged). The common way to extend a pool with LLM labels (SynDL).
+    ``"prefer"``
+        the union, with the automatic label where both exist (human labels survive only where
+        the automatic set has none).
+    ``"replace"``
+        on every topic the automatic set labels, the automatic labels replace the human ones
+        outright (human labels of those topics are dropped, even for pairs the automatic set
+        lacks); topics without automatic labels keep their human labels. A fully automatic
+        leaderboard where automatic labels exist.
+
+    Holes nobody labels stay as they were (one unjudged row, the human one first). The
+    ``source`` of a row is its frame's ``source`` column if it has one, else ``human_source``
+    or ``automatic_source``.
+
+    Counts (``merged.attrs["merge_counts"]``, or the second element with ``return_counts``):
+    ``human`` (human labels kept), ``filled`` (automatic labels where no human label was),
+    ``overridden`` (automatic labels that replaced a human label of the same pair) and
+    ``changed`` (those of them with a different grade), ``ignored`` (automatic labels not used),
+    ``dropped`` (human labels not used), ``unjudged`` (holes left), ``total`` (output rows).
+    ``human + filled + overridden + unjudged == total`` and no label is lost or repeated except
+    as ``ignored``/``dropped`` says.
+
+    Parameters
+    ----------
+    qrels
+        The human labels (one label set, no variant column).
+    automatic
+        The automatic labels.
+    policy
+        ``"fill"``, ``"prefer"`` or ``"replace"`` (above).
+    human_source, automatic_source
+        The ``source`` of the rows of a frame without a ``source`` column.
+    return_counts
+        Return ``(merged, counts)`` instead of the merged frame alone.
+
+    Returns
+    -------
+    pandas.DataFrame or (pandas.DataFrame, dict)
+        The merged qrels ``query_id, doc_id, relevance, source`` (and the counts).
+
+    Raises
+    ------
+    PdevalError
+        An unknown policy.
+    SchemaError
+        A frame with variant columns (several label sets).
+    """
+    if policy not in ("fill", "replace", "prefer"):
+        raise PdevalError(f"policy must be 'fill', 'replace' or 'prefer', not {policy!r}")
+    h = plain_labels(qrels, "the human qrels", human_source)
+    a = plain_labels(automatic, "the automatic qrels", automatic_source)
+    h_pair, a_pair = pair_codes(h, a)
+    both = pd.concat([h, a], ignore_index=True)
+    pair = np.concatenate([h_pair, a_pair])
+    is_auto = np.concatenate([np.zeros(len(h), dtype=bool), np.ones(len(a), dtype=bool)])
+    labelled = both["relevance"].to_numpy(dtype=np.int64) >= 0
+    n_pairs = int(pair.max()) + 1 if len(pair) else 0
+    human_label = np.zeros(n_pairs, dtype=bool)
+    human_label[pair[~is_auto & labelled]] = True
+    # priority of each row within its pair; the highest wins, -1 never
+    if policy == "prefer":
+        priority = np.select([is_auto & labelled, labelled, ~is_auto], [3, 2, 1], 0)
+    else:
+        priority = np.select([~is_auto & labelled, labelled, ~is_auto], [3, 2, 1], 0)
+    if policy == "replace":
+        topic = pd.factorize(both["query_id"].astype(str))[0]
+        auto_topics = np.zeros(topic.max() + 1 if len(topic) else 0, dtype=bool)
+        auto_topics[topic[is_auto & labelled]] = True
+        inside = auto_topics[topic]
+        priority = np.where(inside & ~is_auto, -1, np.where(inside & is_auto, np.where(labelled, 3, 2), priority))
+    order = np.lexsort((-priority, pair))
+    first = np.concatenate(([True], pair[order][1:] != pair[order][:-1])) if len(order) else np.zeros(0, dtype=bool)
+    chosen = order[first & (priority[order] >= 0)]
+    chosen.sort()
+    merged = both.iloc[chosen].reset_index(drop=True)
+    c_auto, c_label, c_pair = is_auto[chosen], labelled[chosen], pair[chosen]
+    from_auto = c_auto & c_label
+    relevance = both["relevance"].to_numpy(dtype=np.int64)
+    human_grade = np.full(n_pairs, -1, dtype=np.int64)
+    human_grade[pair[~is_auto & labelled]] = relevance[~is_auto & labelled]
+    overridden = from_auto & human_label[c_pair]
+    counts = {
+        "human": int((~c_auto & c_label).sum()),
+        "filled": int((from_auto & ~human_label[c_pair]).sum()),
+        "overridden": int(overridden.sum()),
+        "changed": int((overridden & (relevance[chosen] != human_grade[c_pair])).sum()),
+        "ignored": int((is_auto & labelled).sum() - from_auto.sum()),
+        "dropped": int((~is_auto & labelled).sum() - (~c_auto & c_label).sum()),
+        "unjudged": int((~c_label).sum()),
+        "total": int(len(merged)),
+    }
+    merged.attrs["merge_counts"] = counts
+    return (merged, counts) if return_counts else merged
+
+
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), k=ListOf(Integer(1), unique=True),
+          score_precision=SCORE_PRECISION)
+def judged_by_source(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    k: Union[int, Iterable[int]] = (10,),
+    *,
+    score_precision: ScorePrecision = "float64",
+) -> pd.DataFrame:
+    """``Judged@k`` split by the ``source`` of the labels: who judged a run's top k.
+
+    ``judged_s@k = |{d at ranks 1..k : d labelled (relevance >= 0) by source s}| / min(k, n)``
+    with n the number of documents the run retrieved for the topic, so the sources' shares add
+    up to :func:`pdeval.judged` (ir_measures' ``Judged@k``). A qrels frame without a ``source``
+    column counts as one source, ``"qrels"``. Topics of the run absent from the qrels are
+    ignored, as ``judged`` does.
+
+    Parameters
+    ----------
+    run
+        A run frame.
+    qrels
+        A qrels frame, with a ``source`` column or without.
+    k
+        A cutoff or a list of them.
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy frame ``run, query_id, k, source, judged`` (every source on every row group, 0
+        where it judged nothing).
+
+    Raises
+    ------
+    PdevalError
+        A cutoff that is not a positive integer.
+    """
+    ks = [k] if isinstance(k, (int, np.integer)) else list(k)
+    if not ks or any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
+        raise PdevalError(f"k must be a positive integer or a list of them, not {k!r}")
+    q = plain_labels(qrels, "judged_by_source's qrels", "qrels")
+    r = as_run(run)
+    r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
+    ranked = rank_run(r, score_precision=score_precision, depth=max(ks))
+    group, groups = pd.MultiIndex.from_arrays([ranked["run"], ranked["query_id"]]).factorize()
+    n_groups = len(groups)
+    source, sources = pd.factorize(q[SOURCE], sort=True)
+    labelled = q["relevance"].to_numpy() >= 0
+    index = pd.MultiIndex.from_arrays([q.loc[labelled, "query_id"], q.loc[labelled, "doc_id"]])
+    position = index.get_indexer(pd.MultiIndex.from_arrays([ranked["query_id"], ranked["doc_id"]]))
+    row_source = np.where(position >= 0, source[labelled][np.maximum(position, 0)], -1)
+    rank = ranked["rank"].to_numpy()
+    retrieved = np.bincount(group, minlength=n_groups)
+    n_sources, kk = len(sources), np.asarray(ks, dtype=np.int64)
+    counts = np.zeros((n_groups, len(ks), n_sources))
+    judged_rows = row_source >= 0
+    for i, cutoff in enumerate(ks):  # a handful of cutoffs, each a vectorised count
+        rows = judged_rows & (rank <= cutoff)
+        flat = group[rows] * n_sources + row_source[rows]
+        counts[:, i, :] = np.bincount(flat, minlength=n_groups * n_sources).reshape(n_groups, n_sources)
+    share = counts / np.minimum(kk[None, :], retrieved[:, None])[:, :, None]
+    g, i, s = np.meshgrid(np.arange(n_groups), np.arange(len(ks)), np.arange(n_sources), indexing="ij")
+    out = pd.DataFrame(
+        {
+            "run": groups.get_level_values(0).to_numpy()[g.ravel()],
+            "query_id": groups.get_level_values(1).to_numpy()[g.ravel()],
+            "k": kk[i.ravel()],
+            "source": np.asarray(sources)[s.ravel()],
+            "judged": share.ravel(),
+        }
+    )
+    return out.sort_values(["run", "query_id", "k", "source"], kind="stable", ignore_index=True)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# filling holes with a judge
+
+
+def _read_cache(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        frame = pd.read_csv(path, sep="\t", header=None, names=["query_id", "doc_id", "relevance"],
+                            dtype=str, quoting=csv.QUOTE_NONE, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise ParseError(f"{path}: not a cache of fill_holes (query_id<TAB>doc_id<TAB>grade lines): {error}") from None
+    grade = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(grade) | (grade != np.round(grade)) | (frame["doc_id"] == "").to_numpy())
+    if len(bad):  # a cut or hand-edited line: say which, never truncate a grade
+        row = frame.iloc[bad[0]]
+        raise ParseError(f"{path}: line {int(bad[0]) + 1}: a cache line is 'query_id<TAB>doc_id<TAB>integer grade', "
+                         f"got {'<TAB>'.join(map(str, row.tolist()))!r} ({len(bad)} bad line(s)); fix or delete "
+                         "those lines (their pairs are asked again)")
+    return dict(zip(zip(frame["query_id"], frame["doc_id"]), grade.astype(np.int64)))
+
+
+@contract(run=Frame("run"), qrels=Frame("qrels", variants=False), judge=Callable_("a function frame -> grades"),
+          pool_depth=POOL_DEPTH, batch_size=Integer(1),
+          cache=Nullable(FilePath() | Instance((MutableMapping,), "a mutable mapping (query_id, doc_id) -> grade", {})),
+          topics=Choice("qrels", "all"), source=Text(), progress=PROGRESS, score_precision=SCORE_PRECISION)
+@shared_docs
+def fill_holes(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    judge: Callable[[pd.DataFrame], Sequence[int]],
+    *,
+    pool_depth: int = 10,
+    batch_size: int = 100,
+    cache: Union[None, str, Path, MutableMapping] = None,
+    topics: Literal["qrels", "all"] = "all",
+    source: str = "judge",
+    progress: Optional[bool] = None,
+    score_precision: ScorePrecision = "float64",
+) -> pd.DataFrame:
+    """Label the unjudged (query_id, doc_id) pairs of the runs' top ``pool_depth`` with a judge.
+
+    A *hole* is a pair some run ranks in its top ``pool_depth`` (trec_eval order) that the qrels
+    lack or hold as unjudged (negative). ``topics="all"`` fills the holes of every topic of the
+    run; ``"qrels"`` only those of topics the qrels have. The holes are sorted by
+    (query_id, doc_id) and passed to ``judge`` in frames of at most ``batch_size`` rows with
+    columns ``query_id``, ``doc_id``; the judge returns one integer grade (>= 0) per row, in
+    order (a list, array or Series). No model ships with pdeval: the judge is yours.
+
+    ``cache`` avoids asking twice: a mutable mapping ``(query_id, doc_id) -> grade`` (updated
+    in place) or the path of a tab-separated file ``query_id, doc_id, grade`` (read first,
+    appended to after each batch, so an interrupted run resumes). Pairs in the cache are not
+    sent to the judge.
+
+    Parameters
+    ----------
+    run
+        A run frame.
+    qrels
+        The labels so far (one label set).
+    judge
+        A callable taking a frame ``query_id, doc_id`` and returning one grade per row.
+    pool_depth
+        The depth of the runs' top lists whose holes are filled (the pool the judge completes).
+    batch_size
+        The most rows passed to the judge at once.
+    cache
+        A mutable mapping or the path of a tab-separated cache file (above), or None.
+    topics
+        ``"all"`` (every topic of the run) or ``"qrels"`` (the topics the qrels have).
+    source
+        The ``source`` of the returned labels.
+    {progress}
+    score_precision
+        As :func:`pdeval.evaluate` orders scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The judge's labels of every hole (from the cache or fresh) as a qrels frame with
+        ``source`` set to ``source``; combine them with
+        ``pdeval.merge_qrels(qrels, holes, policy="fill")``.
+
+    Raises
+    ------
+    PdevalError
+        A bad option value (``pool_depth``, ``batch_size``, ``topics``, a judge that is not callable).
+    SchemaError
+        A judge that returns a wrong number of grades or grades that are not integers >= 0.
+    """
+    check_int("pool_depth", pool_depth, 1)
+    check_int("batch_size", batch_size, 1)
+    check_progress(progress)
+    if topics not in ("qrels", "all"):
+        raise PdevalError(f"topics must be 'qrels' or 'all', not {topics!r}")
+    if not callable(judge):
+        raise PdevalError(f"judge must be a callable taking a frame of (query_id, doc_id) pairs, not {type(judge).__name__}")
+    q = plain_labels(qrels, "fill_holes' qrels")
+    r = as_run(run)
+    if topics == "qrels":
+        r = r.loc[r["query_id"].isin(pd.unique(q["query_id"]))]
+    top = rank_run(r, score_precision=score_precision, depth=pool_depth)[["query_id", "doc_id"]].drop_duplicates()
+    labelled = q.loc[q["relevance"].to_numpy() >= 0]
+    top_pair, labelled_pair = pair_codes(top, labelled)
+    holes = top.loc[~np.isin(top_pair, labelled_pair)].sort_values(["query_id", "doc_id"], ignore_index=True)
+
+    path = Path(cache) if isinstance(cache, (str, Path)) else None
+    store: MutableMapping = _read_cache(path) if path is not None else (cache if cache is not None else {})
+    keys = list(zip(holes["query_id"], holes["doc_id"]))
+    known = np.fromiter((key in store for key in keys), dtype=bool, count=len(keys))
+    if path is None and known.any():  # a mapping of the caller's: its grades are checked as a file's are
+        cached = [store[key] for key, hit in zip(keys, known) if hit]
+        numeric = pd.to_numeric(pd.Series(cached, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(np.isnan(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
+                             | np.array([isinstance(v, (bool, np.bool_)) for v in cached]))
+        if len(bad):
+            pair = [key for key, hit in zip(keys, known) if hit][bad[0]]
+            raise PdevalError(f"fill_holes(): cache= holds {len(bad)} grade(s) that are not integers >= 0, first "
+                              f"{cached[bad[0]]!r} for {pair!r}; a grade is stored as it is, never rounded")
+    todo = holes.loc[~known].reset_index(drop=True)
+    starts = range(0, len(todo), batch_size)
+    for start in progress_bar(starts, enabled=progress, total=len(starts), desc="judging"):
+        batch = todo.iloc[start : start + batch_size].reset_index(drop=True)
+        grades = np.asarray(judge(batch.copy()))
+        if grades.shape != (len(batch),):
+            raise SchemaError(
+                f"the judge returned {grades.shape} grade(s) for a batch of {len(batch)} pairs starting at "
+                f"({batch['query_id'].iloc[0]!r}, {batch['doc_id'].iloc[0]!r}); return one grade per row, in order"
+            )
+        numeric = pd.to_numeric(pd.Series(grades), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise SchemaError(
+                f"the judge returned {int(bad.sum())} grade(s) that are not integers >= 0, first {grades[i]!r} for "
+                f"({batch['query_id'].iloc[i]!r}, {batch['doc_id'].iloc[i]!r})"
+            )
+        fresh = dict(zip(zip(batch["query_id"], batch["doc_id"]), numeric.astype(np.int64).tolist()))
+        store.update(fresh)
+        if path is not None:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.writelines(f"{qid}\t{doc}\t{grade}\n" for (qid, doc), grade in fresh.items())
+    relevance = np.fromiter((int(store[key]) for key in keys), dtype=np.int64, count=len(keys))
+    return holes.assign(relevance=relevance, source=source)
+
