@@ -1,6 +1,7 @@
 """Statistics that keep topics paired: Tukey's HSD (randomised and parametric), ANOVA with
-Sakai's effect sizes, topic-set-size design, and the compact letter display. The paired two-run tests, discriminative
-power and swap rates are in :mod:`pdeval.analysis.statistics.significance`."""
+Sakai's effect sizes, topic-set-size design and the compact letter display; beside them the
+paired two-run tests (``significance``), discriminative power (``bootstrap``), swap rates
+(``swaps``) and the runs x topics score matrices they share (``scores``)."""
 
 from pdeval.analysis.statistics.anova import Anova, anova
 from pdeval.analysis.statistics.letters import compact_letter_display
