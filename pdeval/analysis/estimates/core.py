@@ -46,7 +46,7 @@ from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.engine.index import index_qrels
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
-from pdeval.errors import DuplicateError, OverlapError, PdevalError, SchemaError
+from pdeval.errors import DuplicateError, OverlapError, OverlapWarning, PdevalError, SchemaError, warn
 from pdeval.evaluation.core import evaluate
 from pdeval.frames.canonical import as_qrels, as_run, canonicalize
 from pdeval.frames.domains import Frame
@@ -308,6 +308,12 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
     labels, each row's automatic label (ABSENT where there is none)."""
     q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
     judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
+    unjudged_only = np.setdiff1d(pd.unique(q["query_id"].astype(str)), pd.unique(judged["query_id"].astype(str)))
+    unjudged_only = unjudged_only[np.isin(unjudged_only, pd.unique(run["query_id"].astype(str)))]
+    if len(unjudged_only):  # evaluate scores them (as trec_eval: R = 0); no prior exists for them
+        warn(f"estimate(): {len(unjudged_only)} topic(s) of the run have qrels rows but no judged document (only "
+             f"-1, pooled but not judged: {', '.join(map(repr, unjudged_only[:3]))}); they are left out, as no "
+             "prior can be learnt from them (evaluate scores them with R = 0)", OverlapWarning)
     stacked = judged.assign(label_set="human")
     if automatic is not None:
         auto = automatic_labels(automatic)
@@ -419,7 +425,7 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
                                               auto_level[unjudged], pool, smoothing=smoothing)
     if prior == "pool":
         return pool
-    shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window)
+    shares, known = label_priors.run_priors(lists.codes, lists.offsets, list_of_row, window, len(lists.grades))
     if prior == "run":
         return np.where(known[unjudged, None], shares[unjudged], pool)
     return label_priors.both_priors(pool, shares[unjudged], known[unjudged])

@@ -67,15 +67,15 @@ def pool_priors(topic_counts: np.ndarray, topic_of_row: np.ndarray) -> np.ndarra
 
 
 def run_priors(
-    codes: np.ndarray, offsets: np.ndarray, list_of_row: np.ndarray, window: Optional[int]
+    codes: np.ndarray, offsets: np.ndarray, list_of_row: np.ndarray, window: Optional[int], n_grades: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The run prior of every row and whether it exists (some judged row within reach).
 
     ``codes`` are the grade codes of the ranked rows (-1 unjudged), ``offsets`` the lists'
     bounds. With ``window=None`` the whole list counts; else the rows whose rank differs by at
-    most ``window`` (prefix sums of one-hot grade counts along each list).
+    most ``window`` (prefix sums of one-hot grade counts along each list). ``n_grades`` is the
+    number of the qrels' grades, so a grade no ranking retrieves still has its column.
     """
-    n_grades = int(codes.max()) + 1 if (codes >= 0).any() else 1
     n_rows = len(codes)
     onehot = np.zeros((n_rows + 1, n_grades))
     judged = codes >= 0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import pdeval
 from pdeval.analysis.estimates import label_priors
 from pdeval.analysis.estimates.ppi import ppi_mean
-from pdeval.errors import DuplicateError, MeasureError, OverlapError, PdevalError, SchemaError
+from pdeval.errors import DuplicateError, MeasureError, OverlapError, OverlapWarning, PdevalError, SchemaError
 
 MEASURES = ["P@5", "R@5", "AP", "AP@5", "RR", "RR@3", "nDCG", "nDCG@5", "nDCG(gains={1:1,2:5})@5",
             "RBP(p=0.5)", "RBP(rel=2)@5"]
@@ -360,3 +360,25 @@ def test_estimate_intervals_figure_and_refusal():
         means[means["measure"] == "AP"].sort_values("estimate", ascending=False)["run"])
     with pytest.raises(SchemaError, match="per='run'"):
         figures.estimate_intervals(pdeval.estimate(run, qrels, "AP", n_resamples=5, seed=1), measures="AP")
+
+
+def test_a_top_grade_no_run_retrieves_keeps_its_place_in_the_priors():
+    """Graded qrels whose top grade (3) no run retrieves: the run prior has a column for it
+    (it broke the default prior with a broadcasting error)."""
+    run = pd.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "query_id": ["1", "1", "2", "2"] * 2,
+                        "doc_id": ["d1", "d2", "d3", "d4", "d2", "d5", "d4", "d6"], "score": [4.0, 3, 2, 1] * 2})
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2"], "doc_id": ["d1", "zz", "d9", "d3", "d4"],
+                          "relevance": [1, 3, 0, 2, 0]})
+    got = pdeval.estimate(run, qrels, "nDCG@3", n_resamples=50, seed=1, progress=False)
+    assert len(got) == 4 and got["estimate"].between(got["low"], got["high"]).all()
+    judged = got.loc[got["unjudged"] == 0]
+    assert (judged["estimate"] == judged["value"]).all()
+
+
+def test_a_topic_with_only_unjudged_rows_is_left_out_with_a_warning():
+    run = pd.DataFrame({"run": "a", "query_id": ["1", "1", "3"], "doc_id": ["d1", "d2", "d7"], "score": [2.0, 1, 1]})
+    qrels = pd.DataFrame({"query_id": ["1", "1", "3"], "doc_id": ["d1", "d2", "d7"], "relevance": [1, 0, -1]})
+    assert set(pdeval.evaluate(run, qrels, "P@2")["query_id"]) == {"1", "3"}
+    with pytest.warns(OverlapWarning, match=r"1 topic\(s\) of the run have qrels rows but no judged document .*'3'"):
+        got = pdeval.estimate(run, qrels, "P@2", n_resamples=10, progress=False)
+    assert set(got["query_id"]) == {"1"}
