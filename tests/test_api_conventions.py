@@ -50,7 +50,11 @@ CONCEPTS = {
     "pool depth": ("pool_depth", {"pooling_depth", "pool_k", "k_pool", "judging_depth", "candidate_depth"}),
     "pool depths (a grid)": ("pool_depths", {"depths", "pooling_depths", "pool_ks"}),
     "engine cut (trec_eval -M)": ("depth", {"run_depth", "max_depth", "rank_depth", "ranking_depth",
-                                            "cut_depth", "max_rank", "max_num_docs"}),
+                                            "cut_depth", "max_rank", "max_num_docs", "max_docs", "cutoff"}),
+    "systems compared against": ("baseline", {"baselines", "base", "control", "controls", "reference_run"}),
+    "an interval's coverage": ("confidence", {"confidence_level", "ci_level", "coverage", "conf"}),
+    "the unit of an estimate": ("per", {"level", "unit", "granularity"}),
+    "a value filled in": ("fill_value", {"fill", "missing_value", "na_value", "default_value"}),
 }
 #: (function, parameter) pairs where a synonym is the right word: parse_measure parses one measure;
 #: experiment's first argument is PyTerrier's ``runs`` (the systems to compare, not a pool)
@@ -304,3 +308,42 @@ def test_result_bundles_show_their_summary_table():
         html = bundle._repr_html_()
         assert html.startswith(f"<p><b>{type(bundle).__name__}</b>") and "<table" in html
         assert all(isinstance(frame, pd.DataFrame) for frame in bundle.to_dict().values())
+
+
+def _domains(domain):
+    """A domain and every domain inside it (containers, alternatives)."""
+    yield domain
+    for inner in [getattr(domain, name, None) for name in ("domain", "item", "keys", "values")] + list(
+            getattr(domain, "domains", ())):
+        if inner is not None and hasattr(inner, "convert"):
+            yield from _domains(inner)
+
+
+def _contracts():
+    from pdeval.common.contract import contract_of
+
+    for name, function in sorted(FUNCTIONS.items()):
+        spec = contract_of(function)
+        if spec is not None:
+            yield name, spec
+
+
+def test_the_policy_word_that_stops_is_error():
+    """A policy's value that raises is ``'error'`` everywhere: no declared choice offers ``'raise'``
+    (an old call with it fails naming ``'error'``: the ``renamed`` words do not count)."""
+    from pdeval.common.contract import Choice
+
+    offending = [f"{name}({parameter}=)" for name, spec in _contracts() for parameter, domain in spec.domains.items()
+                 for inner in _domains(domain) if isinstance(inner, Choice) and "raise" in inner.values]
+    assert offending == []
+
+
+def test_a_measure_parameter_is_named_for_measures():
+    """A parameter whose domain is a measure is ``measures`` (or ``..._measure``), never
+    ``baseline`` or ``reference``, whose meanings are runs and objects of the compared kind."""
+    from pdeval.measures.domains import Measures
+
+    offending = [f"{name}({parameter}=)" for name, spec in _contracts() for parameter, domain in spec.domains.items()
+                 if any(isinstance(inner, Measures) for inner in _domains(domain))
+                 and not (parameter in ("measures", "measure") or parameter.endswith("_measure"))]
+    assert offending == []
