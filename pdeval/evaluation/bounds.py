@@ -97,8 +97,12 @@ def bounds(
 
     Parameters
     ----------
-    run, qrels, measures
-        As for :func:`pdeval.evaluate`.
+    run : DataFrame
+        Run frame, as for :func:`pdeval.evaluate`.
+    qrels : DataFrame
+        Qrels frame (every variant is evaluated), as for :func:`pdeval.evaluate`.
+    measures : str or list of str
+        Measure strings, as for :func:`pdeval.evaluate`.
     unjudged : {'all', 'absent', 'pooled'}, default 'all'
         Which retrieved documents are judged: pooled (``-1``) and absent ones, only those
         absent from the qrels, or only the pooled ones.
@@ -123,11 +127,30 @@ def bounds(
     PdevalError
         A bad ``unjudged`` or ``grade``, and whatever :func:`pdeval.evaluate` raises.
 
+    See Also
+    --------
+    evaluate : The values with unjudged documents as nonrelevant.
+    estimate : A best estimate inside the range, with an interval.
+
     Notes
     -----
     Moffat & Zobel (2008), "Rank-biased precision for measurement of retrieval
     effectiveness", ACM TOIS 27(1): the residual of RBP; Buckley & Voorhees (2004, SIGIR) and
     Sakai (2007, SIGIR) for the measures that ignore unjudged documents.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d4"], "relevance": [1, 0, 1]})
+    >>> pdeval.bounds(run, qrels, ["P@3", "AP"])[["run", "measure", "value", "low", "high"]].round(3)
+      run measure  value    low   high
+    0   a     P@3  0.333  0.333  0.667
+    1   a      AP  0.500  0.500  0.556
+    2   b     P@3  0.667  0.667  1.000
+    3   b      AP  1.000  1.000  1.000
+    4   c     P@3  0.333  0.333  0.667
+    5   c      AP  0.167  0.167  0.556
     """
     engine = EngineOptions.of(options)
     parsed, judgments, ranked = prepare(run, qrels, measures, engine)

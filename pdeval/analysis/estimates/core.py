@@ -236,10 +236,27 @@ def estimate(
         ``strata`` without ``method="ppi"``, a topic without a stratum, a stratum with fewer
         than 2 labelled or no unlabelled topic.
 
+    See Also
+    --------
+    evaluate : Today's values (unjudged documents nonrelevant).
+    bounds : The range a value can take over the judgings.
+    unique_factors : The factors of the ``unique`` prior.
+
     Notes
     -----
     With complete judgments (no unjudged document retrieved) every method returns today's
     value with an interval of width zero (PPI: when the automatic labels equal the human ones).
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d4"], "relevance": [1, 0, 1]})
+    >>> pdeval.estimate(run, qrels, "P@3", n_resamples=200, seed=1, per="run", progress=False).round(3)
+      run measure  value  estimate    low   high  topics
+    0   a     P@3  0.333     0.525  0.333  0.667       1
+    1   b     P@3  0.667     0.955  0.667  1.000       1
+    2   c     P@3  0.333     0.517  0.333  0.667       1
     """
     parsed = parse_all(measures)
     if method == "ppi":

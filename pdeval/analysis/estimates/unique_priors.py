@@ -214,6 +214,22 @@ def unique_factors(
         Unknown or no pooled runs, a bad group mapping, ``pool_depth`` below 1.
     SchemaError
         Qrels without any judged document, or with variant keys.
+
+    See Also
+    --------
+    estimate : Its ``prior='unique'`` draws from these factors.
+    leave_out_pooling : Qrels without each unit's unique documents.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> pdeval.unique_factors(run, qrels, pool_depth=3).round(3)
+      unit  grade  unique  observed  expected  factor  usable
+    0    a      1       1       0.0     0.875     0.0    True
+    1    b      1       2       1.0     1.667     0.6    True
+    2    c      1       0       0.0     0.000     1.0   False
     """
     q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
     judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]

@@ -191,19 +191,19 @@ def agreement(
 
     Parameters
     ----------
-    qrels
+    qrels : DataFrame
         The reference label set (one qrels frame, e.g. the human labels).
-    others
+    others : DataFrame or dict of str to DataFrame
         The label sets to compare with it (as :func:`pdeval.label_sets` takes them).
-    threshold
+    threshold : int, default 1
         The grade from which a label counts as relevant for ``binary`` and ``binary_kappa``.
-    per_topic
+    per_topic : bool, default False
         Also one row per (label set, topic).
-    overall
+    overall : bool, default True
         Add Krippendorff's alphas of all label sets together (``label_set="(all)"``).
-    grade_map
+    grade_map : dict, optional
         A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
-    missing
+    missing : {'warn', 'ignore', 'error'}, default 'warn'
         ``"warn"``, ``"ignore"`` or ``"error"`` when the sets do not label the same pairs.
 
     Returns
@@ -217,6 +217,20 @@ def agreement(
         A bad option value.
     SchemaError
         No label at all, a label set named ``"(all)"``, or uneven pairs with ``missing="error"``.
+
+    See Also
+    --------
+    label_sets : The label sets compared.
+    compare_leaderboards : Agreement of the rankings they give.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
+    >>> pdeval.agreement(qrels, {"llm": llm})
+    Agreement: summary table (1 rows, .to_frame()); also statistics (9 rows), confusion (4 rows), coverage (1 rows)
+      label_set     kappa  kappa_linear  kappa_quadratic  alpha_nominal  alpha_ordinal  alpha_interval  exact  binary  binary_kappa
+    0       llm  0.166667      0.166667         0.166667           0.25           0.25            0.25    0.6     0.6      0.166667
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)

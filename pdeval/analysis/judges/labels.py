@@ -126,12 +126,12 @@ def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = Non
 
     Parameters
     ----------
-    sets
+    sets : DataFrame or dict of str to DataFrame
         A mapping name -> qrels frame, a long frame with a ``label_set`` column, or one qrels
         frame.
-    name
+    name : str, default 'labels'
         The label set name of one qrels frame given alone.
-    by
+    by : str, optional
         A column of one qrels frame whose values become the label sets (e.g. ``"source"``).
 
     Returns
@@ -144,6 +144,21 @@ def label_sets(sets: LabelSets, *, name: str = "labels", by: Optional[str] = Non
     SchemaError
         Another variant column, a missing ``by`` column, or a repeated
         (label_set, query_id, doc_id).
+
+    See Also
+    --------
+    leaderboards : Evaluates every label set.
+    agreement : Compares the label sets.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
+    >>> pdeval.label_sets({"human": qrels, "llm": llm}).head(3)
+      query_id doc_id  relevance label_set
+    0        1     d1          1     human
+    1        1     d2          1     human
+    2        1     d3          0     human
     """
     if by is not None:
         if not isinstance(sets, pd.DataFrame) or by not in sets.columns:
@@ -182,9 +197,9 @@ def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
 
     Parameters
     ----------
-    qrels
+    qrels : DataFrame
         A qrels frame (with a ``label_set`` column for a mapping per label set).
-    mapping
+    mapping : dict
         ``{grade: new grade}``, ``{label set: {grade: new grade}}`` or None (unchanged).
 
     Returns
@@ -196,6 +211,20 @@ def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
     ------
     SchemaError
         A judged grade the mapping lacks, or an unknown label set.
+
+    See Also
+    --------
+    agreement : Takes ``grade_map=`` to compare scales.
+    leaderboards : Takes ``grade_map=`` too.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3"], "relevance": [0, 2, 3]})
+    >>> pdeval.map_grades(qrels, {0: 0, 2: 1, 3: 1})
+      query_id doc_id  relevance
+    0        1     d1          0
+    1        1     d2          1
+    2        1     d3          1
     """
     q = as_qrels(qrels)
     if mapping is None:
@@ -273,15 +302,17 @@ def merge_qrels(
 
     Parameters
     ----------
-    qrels
+    qrels : DataFrame
         The human labels (one label set, no variant column).
-    automatic
+    automatic : DataFrame
         The automatic labels.
-    policy
+    policy : {'fill', 'replace', 'prefer'}, default 'fill'
         ``"fill"``, ``"prefer"`` or ``"replace"`` (above).
-    human_source, automatic_source
-        The ``source`` of the rows of a frame without a ``source`` column.
-    return_counts
+    human_source : str, default 'human'
+        The ``source`` of the rows of ``qrels`` when it has no ``source`` column.
+    automatic_source : str, default 'automatic'
+        The ``source`` of the rows of ``automatic`` when it has no ``source`` column.
+    return_counts : bool, default False
         Return ``(merged, counts)`` instead of the merged frame alone.
 
     Returns
@@ -295,6 +326,24 @@ def merge_qrels(
         An unknown policy.
     SchemaError
         A frame with variant columns (several label sets).
+
+    See Also
+    --------
+    label_sets : Label sets side by side instead of merged.
+    judged_by_source : Which source judged the top of each ranking.
+
+    Examples
+    --------
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = pd.DataFrame({"query_id": "1", "doc_id": ["d2", "d6"], "relevance": [0, 1]})
+    >>> pdeval.merge_qrels(qrels, llm)
+      query_id doc_id  relevance     source
+    0        1     d1          1      human
+    1        1     d2          1      human
+    2        1     d3          0      human
+    3        1     d4          0      human
+    4        1     d5          1      human
+    5        1     d6          1  automatic
     """
     if policy not in ("fill", "replace", "prefer"):
         raise PdevalError(f"policy must be 'fill', 'replace' or 'prefer', not {policy!r}")
@@ -363,13 +412,13 @@ def judged_by_source(
 
     Parameters
     ----------
-    run
+    run : DataFrame
         A run frame.
-    qrels
+    qrels : DataFrame
         A qrels frame, with a ``source`` column or without.
-    k
+    k : int or list of int, default (10,)
         A cutoff or a list of them.
-    score_precision
+    score_precision : {'float64', 'float32'}, default 'float64'
         As :func:`pdeval.evaluate` orders scores.
 
     Returns
@@ -382,6 +431,26 @@ def judged_by_source(
     ------
     PdevalError
         A cutoff that is not a positive integer.
+
+    See Also
+    --------
+    merge_qrels : Makes qrels with a ``source`` column.
+    fill_holes : Judges the holes.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> merged = pdeval.merge_qrels(qrels, pd.DataFrame({"query_id": "1", "doc_id": ["d6"], "relevance": [1]}))
+    >>> pdeval.judged_by_source(run, merged, k=3)
+      run query_id  k     source    judged
+    0   a        1  3  automatic  0.000000
+    1   a        1  3      human  1.000000
+    2   b        1  3  automatic  0.000000
+    3   b        1  3      human  1.000000
+    4   c        1  3  automatic  0.333333
+    5   c        1  3      human  0.666667
     """
     ks = [k] if isinstance(k, (int, np.integer)) else list(k)
     if not ks or any(not isinstance(c, (int, np.integer)) or c < 1 for c in ks):
@@ -477,24 +546,24 @@ def fill_holes(
 
     Parameters
     ----------
-    run
+    run : DataFrame
         A run frame.
-    qrels
+    qrels : DataFrame
         The labels so far (one label set).
-    judge
+    judge : callable
         A callable taking a frame ``query_id, doc_id`` and returning one grade per row.
-    pool_depth
+    pool_depth : int, default 10
         The depth of the runs' top lists whose holes are filled (the pool the judge completes).
-    batch_size
+    batch_size : int, default 100
         The most rows passed to the judge at once.
-    cache
+    cache : str, Path or mutable mapping, optional
         A mutable mapping or the path of a tab-separated cache file (above), or None.
-    topics
+    topics : {'qrels', 'all'}, default 'all'
         ``"all"`` (every topic of the run) or ``"qrels"`` (the topics the qrels have).
-    source
+    source : str, default 'judge'
         The ``source`` of the returned labels.
     {progress}
-    score_precision
+    score_precision : {'float64', 'float32'}, default 'float64'
         As :func:`pdeval.evaluate` orders scores.
 
     Returns
@@ -510,6 +579,21 @@ def fill_holes(
         A bad option value (``pool_depth``, ``batch_size``, ``topics``, a judge that is not callable).
     SchemaError
         A judge that returns a wrong number of grades or grades that are not integers >= 0.
+
+    See Also
+    --------
+    judged_by_source : Which documents are holes.
+    merge_qrels : Adds the filled labels to the qrels.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    >>> pdeval.fill_holes(run, qrels, lambda batch: [1] * len(batch), pool_depth=2)
+      query_id doc_id  relevance source
+    0        1     d4          1  judge
+    1        1     d6          1  judge
     """
     check_int("pool_depth", pool_depth, 1)
     check_int("batch_size", batch_size, 1)

@@ -45,14 +45,14 @@ def leaderboards(
 
     Parameters
     ----------
-    run
+    run : DataFrame
         A run frame.
-    sets
+    sets : DataFrame or dict of str to DataFrame
         The label sets, as :func:`pdeval.label_sets` takes them (a mapping name -> qrels, or a
         long frame with a ``label_set`` column).
-    measures
+    measures : str or list of str
         Measure strings (a string or a list), as :func:`pdeval.evaluate` takes them.
-    grade_map
+    grade_map : dict, optional
         A grade mapping as :func:`pdeval.map_grades` takes it, applied first (e.g. fold a 0-4
         set onto 0-3 before comparing it with a 0-3 set: a gain or threshold means the same
         grade only on the same scale).
@@ -67,6 +67,27 @@ def leaderboards(
     ------
     SchemaError
         Label sets that are not qrels frames, or variant columns besides ``label_set``.
+
+    See Also
+    --------
+    compare_leaderboards : Compares them with the reference.
+    leaderboard_changes : Each run's rank change.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
+    >>> boards = pdeval.leaderboards(run, {"human": qrels, "llm": llm}, "P@2")
+    >>> boards
+      run label_set query_id measure  value
+    0   a     human        1     P@2    1.0
+    1   b     human        1     P@2    0.5
+    2   c     human        1     P@2    0.5
+    3   a       llm        1     P@2    0.5
+    4   b       llm        1     P@2    1.0
+    5   c       llm        1     P@2    0.0
     """
     return evaluate_frames(run, map_grades(label_sets(sets), grade_map), measures,
                            EngineOptions.of(options, where="leaderboards"))
@@ -139,17 +160,17 @@ def compare_leaderboards(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with a ``label_set`` column.
-    reference
+    reference : str
         The label set whose ranking is the reference.
-    methods
+    methods : str or list of str, default ('tau_b', 'tau_ap')
         Coefficients of :func:`pdeval.rank_correlation` (a string or a list).
-    k
+    k : int or list of int, default (5, 10)
         The cutoff(s) of the top-k overlap.
-    system
+    system : str, default 'run'
         The column naming the systems.
-    missing
+    missing : {'warn', 'error'}, default 'warn'
         ``"warn"`` or ``"error"`` when a system lacks a mean under one of the two.
 
     Returns
@@ -164,6 +185,24 @@ def compare_leaderboards(
         A cutoff that is not a positive integer.
     SchemaError
         No ``label_set`` column, an unknown reference, or nothing but the reference.
+
+    See Also
+    --------
+    leaderboards : The result frame compared.
+    rank_correlation : The coefficients.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
+    >>> boards = pdeval.leaderboards(run, {"human": qrels, "llm": llm}, "P@2")
+    >>> pdeval.compare_leaderboards(boards, "human", k=1).round(3)
+      measure label_set  method  value  n_runs
+    0     P@2       llm   tau_b   0.00       3
+    1     P@2       llm  tau_ap  -0.25       3
+    2     P@2       llm   top@1   0.00       3
     """
     est, ref, by = _split_reference(result, reference, system)
     ks = list(k)
@@ -201,11 +240,11 @@ def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame with a ``label_set`` column.
-    reference
+    reference : str
         The label set whose leaderboard is the reference.
-    system
+    system : str, default 'run'
         The column naming the systems.
 
     Returns
@@ -219,6 +258,24 @@ def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "
     ------
     SchemaError
         No ``label_set`` column, an unknown reference, or nothing but the reference.
+
+    See Also
+    --------
+    leaderboards : The result frame compared.
+    compare_leaderboards : One number per label set.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
+    >>> boards = pdeval.leaderboards(run, {"human": qrels, "llm": llm}, "P@2")
+    >>> pdeval.leaderboard_changes(boards, "human")
+      measure label_set run  value  value_reference  rank  rank_reference  change
+    0     P@2       llm   a    0.5              1.0     2               1      -1
+    1     P@2       llm   b    1.0              0.5     1               2       1
+    2     P@2       llm   c    0.0              0.5     3               3       0
     """
     est, ref, by = _split_reference(result, reference, system)
     est_ranks = _ranked_means(est, system, by)

@@ -292,10 +292,10 @@ def pool_bias_correction(
         The pooled runs and the runs to correct (every run not in ``pooled``).
     qrels : DataFrame
         The judgments of the depth-``pool_depth`` pool of ``pooled``.
-    pooled : list of str
-        The runs that formed the pool.
     measures : str or list of str
         ``P@k`` and ``R@k`` measures (see the module documentation for what each estimator covers).
+    pooled : list of str
+        The runs that formed the pool.
     pool_depth : int
         The pool depth (contributors of a document are the pooled runs with it in their top
         ``pool_depth``).
@@ -322,6 +322,22 @@ def pool_bias_correction(
     ------
     PdevalError
         Unknown runs or estimators, measures other than P@k and R@k, no run outside the pool.
+
+    See Also
+    --------
+    leave_out_bias : How well each estimator works, leaving pooled units out.
+    pool : The pool these qrels judge.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> pdeval.pool_bias_correction(run, qrels, "P@2", pooled=["a", "b"], pool_depth=2).round(3)
+      run measure estimator  value
+    0   c     P@2      pool   0.50
+    1   c     P@2    webber   0.75
+    2   c     P@2    lipani   0.50
     """
     ms, ests = Cuts.of(_measures(measures)), list(estimators)
     c = Collection(run, qrels, pooled, pool_depth, group, depth)
@@ -356,10 +372,20 @@ def leave_out_bias(
 
     Parameters
     ----------
-    run, qrels, measures, pool_depth, group, estimators
-        As in :func:`pool_bias_correction`.
+    run : DataFrame
+        The pooled runs (every run of ``pooled``).
+    qrels : DataFrame
+        The judgments of the depth-``pool_depth`` pool of ``pooled`` (one variant).
+    measures : str or list of str
+        ``P@k`` and ``R@k`` measures, as in :func:`pool_bias_correction`.
+    pool_depth : int
+        The pool depth, as in :func:`pool_bias_correction`.
     pooled : list of str, optional
         The runs that formed the pool (default: every run).
+    group : mapping or callable, optional
+        The unit left out: each pooled run alone (default) or its group (a team).
+    estimators : str or list of str
+        Names in :data:`ESTIMATORS`.
     depth : int, default 1000
         trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
         every run to 1000 documents, the length of a TREC run.
@@ -377,6 +403,22 @@ def leave_out_bias(
     ------
     PdevalError
         As :func:`pool_bias_correction`; a pool of one unit (nothing left to estimate from).
+
+    See Also
+    --------
+    pool_bias_correction : The corrections of the runs outside the pool.
+    bias_summary : MAE, SRE and tau_b of these rows.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> pdeval.leave_out_bias(run, qrels, "P@2", pool_depth=2, estimators="webber").round(3)
+      run group measure estimator  true  estimate  error
+    0   a     a     P@2    webber   1.0      1.50   0.50
+    1   b     b     P@2    webber   0.5      0.75   0.25
+    2   c     c     P@2    webber   0.5      0.75   0.25
     """
     ms, ests = Cuts.of(_measures(measures)), list(estimators)
     c = Collection(run, qrels, pooled, pool_depth, group, depth)
@@ -429,6 +471,21 @@ def bias_summary(result: pd.DataFrame) -> pd.DataFrame:
     ------
     PdevalError
         A frame without those columns.
+
+    See Also
+    --------
+    leave_out_bias : The frame summarised here.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> pdeval.bias_summary(pdeval.leave_out_bias(run, qrels, "P@2", pool_depth=2)).round(3)
+      measure estimator  runs    mae  sre  tau_b
+    0     P@2    lipani     3  0.000    0    1.0
+    1     P@2      pool     3  0.000    0    1.0
+    2     P@2    webber     3  0.333    0    1.0
     """
     needed = ["measure", "estimator", "true", "estimate"]
     absent = [col for col in needed if col not in result.columns]

@@ -223,6 +223,24 @@ def rank_correlation(
     -------
     DataFrame
         Tidy rows per variant, measure and method, as described above.
+
+    See Also
+    --------
+    correlation_table : Every pair of measures at once.
+    reduce : Qrels variants whose rankings are compared.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> result = pdeval.evaluate(run, qrels, ["AP", "P@2", "RR"])
+    >>> pdeval.rank_correlation(result, "AP", methods=["tau_b", "tau_ap"]).round(3)
+      measure reference  method  value  n_runs
+    0     P@2        AP   tau_b  0.816       3
+    1     P@2        AP  tau_ap  0.750       3
+    2      RR        AP   tau_b  0.816       3
+    3      RR        AP  tau_ap  0.500       3
     """
     if isinstance(methods, str):
         methods = [methods]
@@ -348,14 +366,14 @@ def correlation_table(
 
     Parameters
     ----------
-    result
+    result : DataFrame
         A result frame holding a single ranking per measure (no ``level``/``sample`` variants
         with several values; filter it first).
-    methods
+    methods : str or list of str, default 'tau_b'
         A coefficient (``"tau_b"``, ``"tau_ap"``, ...; :data:`METHODS`) or a list of them.
-    system
+    system : str, default 'run'
         The column naming the systems.
-    measures
+    measures : list of str, optional
         The measures of the table and their order (default: the order of first appearance).
 
     Returns
@@ -371,6 +389,24 @@ def correlation_table(
         An unknown method.
     SchemaError
         Several rankings per measure, or a measure the result lacks.
+
+    See Also
+    --------
+    rank_correlation : The tidy form.
+    pdeval.plotting.correlation_heatmap : The table as a figure.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3 + ["c"] * 3, "query_id": "1",
+    ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
+    >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
+    >>> result = pdeval.evaluate(run, qrels, ["AP", "P@2", "RR"])
+    >>> pdeval.correlation_table(result).round(3)
+    measure       AP    P@2     RR
+    reference                     
+    AP         1.000  0.816  0.816
+    P@2        0.816  1.000  0.500
+    RR         0.816  0.500  1.000
     """
     names = [methods] if isinstance(methods, str) else list(methods)
     result = as_result(result)
