@@ -6,7 +6,7 @@ Every function here takes plain frames and returns plain frames (MEASURES.md Par
 * :func:`pool` and :func:`mixed_pool` — depth-k pools of a set of runs and the qrels derived
   from them, and depth-k plus random judgments (Yilmaz & Aslam 2008; E5, E6).
 * :func:`run_groups` — the run -> group mapping of the leave-one-group-out experiments
-  (:func:`pdeval.judgments.leave_out.leave_out_pooling` and the pool-bias analyses).
+  (:func:`pdeval.analysis.pool_bias.leave_out.leave_out_pooling` and the pool-bias analyses).
 
 Derived qrels are built with the machinery of :mod:`pdeval.judgments.reduction` (the same rows, the same
 ``-1`` or absent reading of a removed judgment) and mixed pools draw as reductions do

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pdeval.errors import PdevalError, PdevalWarning
-from pdeval.judgments.leave_out import leave_out_pooling
+from pdeval.analysis.pool_bias.leave_out import leave_out_pooling
 from pdeval.judgments.exclusion import exclude_runs, judged
 from pdeval.judgments.pooling import DEPTH_GRIDS, mixed_pool, pool
 

@@ -360,8 +360,8 @@ def leave_out_bias(
     pooled: Optional[Iterable[str]] = None,
     group: GroupLike = None,
     estimators: Union[str, Sequence[str]] = ESTIMATORS,
-    depth: int = 1000,
     clip: bool = False,
+    depth: int = 1000,
 ) -> pd.DataFrame:
     """Leave-one-run-out (or, with ``group``, leave-one-group-out) estimates of every pooled run.
 
@@ -386,12 +386,12 @@ def leave_out_bias(
         The unit left out: each pooled run alone (default) or its group (a team).
     estimators : str or list of str
         Names in :data:`ESTIMATORS`.
-    depth : int, default 1000
-        trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
-        every run to 1000 documents, the length of a TREC run.
     clip : bool, default False
         Clip the estimates to [0, 1] (as in :func:`pool_bias_correction`; by default they are
         reported as they are, with a warning counting those outside).
+    depth : int, default 1000
+        trec_eval ``-M``: keep the first ``depth`` documents of each ranking. The default reads
+        every run to 1000 documents, the length of a TREC run.
 
     Returns
     -------
