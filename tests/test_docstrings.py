@@ -36,29 +36,19 @@ CHECKS = {
 
 FUNCTIONS = sorted(name for name in API if inspect.isfunction(getattr(pdeval, name)))
 
-#: functions whose docstrings may still lack See Also or Examples: none (kept, and tested, so that
-#: a function can only be listed while it fails)
-PENDING: set = set()
-CHECKED = [name for name in FUNCTIONS if name not in PENDING]
 
 
 def numpydoc_errors(name: str) -> list[str]:
     return [f"{code} ({CHECKS[code]}): {text}" for code, text in validate(path(name))["errors"] if code in CHECKS]
 
 
-@pytest.mark.parametrize("name", CHECKED)
+@pytest.mark.parametrize("name", FUNCTIONS)
 def test_the_docstring_passes_numpydocs_validation(name):
     errors = numpydoc_errors(name)
     assert errors == [], f"{name}: " + "; ".join(errors)
 
 
-@pytest.mark.parametrize("name", sorted(PENDING))
-def test_the_pending_list_is_current(name):
-    assert name in FUNCTIONS, f"{name} is no public function: remove it from PENDING"
-    assert numpydoc_errors(name), f"{name}'s docstring passes now: remove it from PENDING"
-
-
-@pytest.mark.parametrize("name", CHECKED)
+@pytest.mark.parametrize("name", FUNCTIONS)
 def test_the_examples_run(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     function = getattr(pdeval, name)
