@@ -102,6 +102,7 @@ def contract(
     remedies: Optional[Mapping[str, str]] = None,
     modes: Optional[Mapping[str, tuple[str, Sequence[Any]]]] = None,
     renamed: Optional[Mapping[str, str]] = None,
+    removed: Optional[Mapping[str, str]] = None,
     **more: Domain,
 ) -> Callable:
     """Declare the domain of every parameter of a public function and check each call.
@@ -119,6 +120,8 @@ def contract(
     renamed
         Old keyword -> its new name: a call with the old keyword fails naming the new one
         (with the new parameter's remedy), however far apart the two names are spelt.
+    removed
+        Old keyword -> what to do instead: a call with a keyword that is gone fails saying so.
 
     The decorated function keeps its name, docstring and signature (that of the function it
     wraps, engine options included); ``contract_of(f)`` returns its :class:`Contract`.
@@ -148,6 +151,9 @@ def contract(
                 note = (remedies or {}).get(new, "")
                 raise PdevalError(f"{function.__name__}(): the parameter {old!r} is now called {new!r}"
                                   + (f" ({note})." if note else "."))
+            gone = next((name for name in kwargs if name in (removed or {}) and name not in names), None)
+            if gone is not None:
+                raise PdevalError(f"{function.__name__}(): the parameter {gone!r} is gone: {removed[gone]}.")
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:

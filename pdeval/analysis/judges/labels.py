@@ -253,7 +253,8 @@ def map_grades(qrels: pd.DataFrame, mapping: GradeMap) -> pd.DataFrame:
 
 
 @contract(qrels=Frame("qrels", variants=False), automatic=Frame("qrels", variants=False),
-          policy=Choice("fill", "replace", "prefer"), human_source=Text(), automatic_source=Text(), return_counts=Boolean())
+          policy=Choice("fill", "replace", "prefer"), human_source=Text(), automatic_source=Text(),
+          removed={"return_counts": "the counts are in merged.attrs['merge_counts']"})
 def merge_qrels(
     qrels: pd.DataFrame,
     automatic: pd.DataFrame,
@@ -261,8 +262,7 @@ def merge_qrels(
     *,
     human_source: str = "human",
     automatic_source: str = "automatic",
-    return_counts: bool = False,
-):
+) -> pd.DataFrame:
     """Combine a human label set (``qrels``) and an automatic one, keeping each label's ``source``.
 
     A *label* is a row with relevance ``>= 0``; a negative value (pooled, not judged) is a hole.
@@ -285,7 +285,7 @@ def merge_qrels(
     ``source`` of a row is its frame's ``source`` column if it has one, else ``human_source``
     or ``automatic_source``.
 
-    Counts (``merged.attrs["merge_counts"]``, or the second element with ``return_counts``):
+    Counts (``merged.attrs["merge_counts"]``):
     ``human`` (human labels kept), ``filled`` (automatic labels where no human label was),
     ``overridden`` (automatic labels that replaced a human label of the same pair) and
     ``changed`` (those of them with a different grade), ``ignored`` (automatic labels not used),
@@ -305,13 +305,12 @@ def merge_qrels(
         The ``source`` of the rows of ``qrels`` when it has no ``source`` column.
     automatic_source : str, default 'automatic'
         The ``source`` of the rows of ``automatic`` when it has no ``source`` column.
-    return_counts : bool, default False
-        Return ``(merged, counts)`` instead of the merged frame alone.
 
     Returns
     -------
-    pandas.DataFrame or (pandas.DataFrame, dict)
-        The merged qrels ``query_id, doc_id, relevance, source`` (and the counts).
+    pandas.DataFrame
+        The merged qrels ``query_id, doc_id, relevance, source``; the counts in
+        ``attrs["merge_counts"]``.
 
     Raises
     ------
@@ -383,7 +382,7 @@ def merge_qrels(
         "total": int(len(merged)),
     }
     merged.attrs["merge_counts"] = counts
-    return (merged, counts) if return_counts else merged
+    return merged
 
 
 @contract(run=Frame("run"), qrels=Frame("qrels", variants=False), k=ListOf(Integer(1), unique=True),

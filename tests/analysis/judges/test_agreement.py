@@ -288,7 +288,8 @@ def two_label_sets(draw):
 @given(two_label_sets(), st.sampled_from(["fill", "prefer", "replace"]))
 def test_merge_never_loses_or_duplicates_a_label(sets, policy):
     human, auto = sets
-    merged, counts = pdeval.merge_qrels(human, auto, policy, automatic_source="llm", return_counts=True)
+    merged = pdeval.merge_qrels(human, auto, policy, automatic_source="llm")
+    counts = merged.attrs["merge_counts"]
     keys = list(zip(merged.query_id, merged.doc_id))
     assert len(keys) == len(set(keys)), "a pair appears twice"
     h = {(q, d): g for q, d, g in human.itertuples(index=False)}
@@ -316,16 +317,23 @@ def test_merge_never_loses_or_duplicates_a_label(sets, policy):
     labels_out = int((merged.relevance >= 0).sum())
     assert labels_in == labels_out + counts["ignored"] + counts["dropped"]
     assert counts["human"] + counts["filled"] + counts["overridden"] + counts["unjudged"] == counts["total"] == len(merged)
-    assert merged.attrs["merge_counts"] == counts
+
+
+def test_merge_qrels_returns_one_frame_and_says_where_the_counts_went():
+    human = pd.DataFrame({"query_id": "1", "doc_id": ["a", "b"], "relevance": [1, 0]})
+    with pytest.raises(PdevalError, match=r"merge_qrels\(\): the parameter 'return_counts' is gone: "
+                                          r"the counts are in merged.attrs\['merge_counts'\]"):
+        pdeval.merge_qrels(human, human, return_counts=True)
 
 
 def test_merge_counts_worked_example():
     human = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [2, 0, -1]})
     auto = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c", "d"], "relevance": [2, 1, 3, 0]})
-    _, fill = pdeval.merge_qrels(human, auto, "fill", return_counts=True)
+    fill = pdeval.merge_qrels(human, auto, "fill").attrs["merge_counts"]
     assert {k: fill[k] for k in ("human", "filled", "overridden", "ignored", "total")} == \
         {"human": 2, "filled": 2, "overridden": 0, "ignored": 2, "total": 4}
-    merged, prefer = pdeval.merge_qrels(human, auto, "prefer", return_counts=True)
+    merged = pdeval.merge_qrels(human, auto, "prefer")
+    prefer = merged.attrs["merge_counts"]
     assert (prefer["overridden"], prefer["changed"], prefer["dropped"]) == (2, 1, 2)
     assert set(merged.source) == {"automatic"}
     with pytest.raises(PdevalError, match="policy"):
