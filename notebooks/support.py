@@ -9,7 +9,7 @@
   Cranfield collection shipped in ``data/cranfield/`` (see its PROVENANCE.md), BM25 runs over it
   made with the ``bm25s`` library and PL2 runs made by :mod:`retrieval`.
 * :func:`collection`: a full public collection (downloaded once) with the full settings, the
-  bundled CLEF 2018 sample in fast mode.
+  bundled CLEF 2018 sample in fast mode; :func:`mirror`: the local copy of the collections.
 * :func:`split_topics`: a fixed, seeded split of a topic list into two halves.
 * :func:`claims`, :func:`versus`, :func:`check`, :func:`combine`, :func:`identity`,
   :func:`untestable`, :func:`tally`: the "paper vs ours" table every notebook ends with (findings
@@ -82,10 +82,9 @@ def collection(name: str, *, sample: str = "clef2018"):
     if FAST and not os.environ.get("PDEVAL_COLLECTION"):
         return pdeval.datasets.load(sample), sample
     base, _, top = name.partition("-top")
-    mirror = ROOT.parent / "shared" / "data"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", pdeval.errors.PdevalWarning)
-        data = pdeval.datasets.load(base, mirror=str(mirror) if mirror.is_dir() else None, progress=False)
+        data = pdeval.datasets.load(base, mirror=mirror(), progress=False)
     dropped = [w for w in caught if issubclass(w.category, pdeval.errors.PdevalWarning)]
     if dropped:
         print(f"note: {len(dropped)} runs repeat documents within a topic; the first line of each was kept "
@@ -101,6 +100,13 @@ def collection(name: str, *, sample: str = "clef2018"):
               + ". They stay in the rank correlations, as submitted runs: an identical pair is tied in every "
                 "ranking (Kendall's τ_b counts it neither way), but each of its pairs with another run counts twice.")
     return data, name
+
+
+def mirror() -> str | None:
+    """The evaluation data kept beside the repository (``../shared/data``) as a mirror for
+    :func:`pdeval.datasets.load`, or None where it is absent (the collections are downloaded)."""
+    folder = shared_data(".")
+    return str(folder.resolve()) if folder is not None else None
 
 
 def identical_runs(runs: pd.DataFrame, share: float = 0.9) -> list[list[str]]:

@@ -75,6 +75,7 @@ PAPERS = {
     "many_systems": "Carterette 2012; Sakai 2016, 2018",
     "pool_bias_and_budgets": "Losada et al. 2016, 2017; Webber & Park 2009; Lipani et al. 2015",
     "estimates": "Fröbe et al. 2023; prediction-powered inference (Angelopoulos et al. 2023)",
+    "ties": "McSherry & Najork 2008 (tied scores)",
 }
 
 
@@ -93,6 +94,7 @@ DEFAULT_DATA = {
     "many_systems": "clef2015, trec-dl21",
     "pool_bias_and_budgets": "clef2015, trec-dl21",
     "estimates": "clef2015, trec-dl21, LLMJudge DL 2023",
+    "ties": "clef2015, clef2016, clef2018-full, trec-dl21",
 }
 
 

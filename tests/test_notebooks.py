@@ -39,6 +39,7 @@ EXPECTED = {
     "reproducibility",
     "estimates",
     "pool_bias_and_budgets",
+    "ties",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
