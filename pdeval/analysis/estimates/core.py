@@ -244,7 +244,8 @@ def estimate(
     Notes
     -----
     With complete judgments (no unjudged document retrieved) every method returns today's
-    value with an interval of width zero (PPI: when the automatic labels equal the human ones).
+    value with an interval of width zero (PPI: when the human labels cover every topic; then
+    ``lam`` is 0 and neither ``automatic`` nor ``strata`` changes the result).
 
     Examples
     --------

@@ -31,6 +31,9 @@ def automatic_labels(automatic: pd.DataFrame) -> pd.DataFrame:
 
 
 def ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth) -> pd.DataFrame:
+    """PPI(++) run means (or differences to ``baseline``) per measure. Where the human labels
+    cover every topic there is nothing to infer: the estimate is the human mean, with an
+    interval of width zero and ``lam`` 0 (neither the automatic labels nor ``strata`` are used)."""
     if not isinstance(automatic, pd.DataFrame):
         raise PdevalError("estimate(): method='ppi' needs automatic= (a qrels frame of automatic labels for every "
                           "topic)")
@@ -47,7 +50,7 @@ def ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, str
         raise SchemaError(f"{len(missing)} topic(s) have human labels but no automatic ones ({missing[:3]}): PPI "
                           "needs the automatic labels of every topic")
     unlabelled = np.array(sorted(set(every) - set(labelled), key=str), dtype=object)
-    stratum_of = None if strata is None else _strata_of(strata, labelled, unlabelled)
+    stratum_of = None if strata is None or not len(unlabelled) else _strata_of(strata, labelled, unlabelled)
     options: dict[str, Any] = {"complete": True, "score_precision": score_precision, "depth": depth}
     run = as_run(run)
     on_labelled = run.loc[run["query_id"].astype(str).isin(labelled)]  # the other topics have no human label
@@ -67,7 +70,10 @@ def ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, str
             Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
             names = others
         extra: dict[str, Any] = {}
-        if stratum_of is None:
+        if not len(unlabelled):  # every topic judged by hand: the mean is known, not estimated
+            est = low = high = Y.mean().to_numpy()
+            lam = np.zeros(len(names))
+        elif stratum_of is None:
             est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
                                            tuned=tuned)
         else:

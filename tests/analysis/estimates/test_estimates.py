@@ -306,6 +306,21 @@ def test_estimate_ppi_equals_ppi_python_on_run_scores():
     assert sorted(differences["run"]) == ["r1", "r2"] and (differences["baseline"] == "r0").all()
 
 
+@pytest.mark.parametrize("strata", [None, "halves"])
+def test_ppi_with_every_topic_judged_is_exact_with_zero_width(strata):
+    """Human labels on every topic: no topic is left to infer, so PPI returns the human mean
+    with an interval of width zero, whatever the automatic labels say."""
+    run, qrels = collection(8, n_runs=3, n_topics=6, judged=25)
+    automatic = qrels.assign(relevance=1 - qrels["relevance"].clip(0, 1))  # a judge that is always wrong
+    by = None if strata is None else {f"t{i}": i % 2 for i in range(6)}
+    got = pdeval.estimate(run, qrels, ["P@5", "AP"], method="ppi", automatic=automatic, per="run", strata=by)
+    truth = pdeval.evaluate(run, qrels, ["P@5", "AP"], complete=True).groupby(["run", "measure"])["value"].mean()
+    expected = truth.loc[list(zip(got["run"], got["measure"]))].to_numpy()
+    np.testing.assert_allclose(got["estimate"], expected, rtol=0, atol=1e-12)
+    assert (got["low"] == got["estimate"]).all() and (got["high"] == got["estimate"]).all()
+    assert (got["unlabelled"] == 0).all() and (got["lam"] == 0).all()
+
+
 def test_ppi_intervals_cover_at_their_level():
     """2,000 simulated experiments with known truth: the 95 % intervals cover 95 % ± 2 %."""
     rng = np.random.default_rng(2026)
