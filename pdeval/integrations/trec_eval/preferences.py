@@ -265,20 +265,19 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
 
 def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Row-wise sums of ``values`` (runs x items) over items grouped by the sorted ``group``, in
-    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) go through
-    one sparse product, exact in floating point."""
+    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) are summed
+    as integers, exact."""
     values = np.asarray(values)
     total = np.zeros((values.shape[0], n_groups))
-    if values.dtype.kind in "bui" and values.shape[1]:
-        from scipy import sparse
-
-        indicator = sparse.csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))),
-                                      shape=(n_groups, len(group)))
-        return np.asarray((indicator @ values.T.astype(np.float64)).T)
     start = np.searchsorted(group, np.arange(n_groups))
     end = np.searchsorted(group, np.arange(n_groups), side="right")
     filled = end > start
-    if filled.any():
+    if not filled.any():
+        return total
+    if values.dtype.kind in "bui":  # counts: integer sums, exact, without a float copy of the matrix
+        values = values.view(np.uint8) if values.dtype.kind == "b" else values
+        total[:, filled] = np.add.reduceat(values, start[filled], axis=1, dtype=np.int64)
+    else:
         total[:, filled] = np.add.reduceat(values.astype(np.float64), start[filled], axis=1)
     return total
 
