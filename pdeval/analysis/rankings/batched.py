@@ -196,18 +196,22 @@ def batched(method: str, est: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return _KERNELS[base](est, ref)
 
 
-def rows_coefficients(est: np.ndarray, ref: np.ndarray, mask: np.ndarray, methods) -> np.ndarray:
+def rows_coefficients(est: np.ndarray, ref: np.ndarray, mask: np.ndarray, methods, mask_k=None) -> np.ndarray:
     """Coefficients of rows whose compared systems differ: ``mask[r, s]`` says system ``s``
-    takes part in row ``r``. Rows sharing a mask are computed together (one call per distinct
-    set of systems). Returns an ``(R, len(methods))`` array."""
-    out = np.full((est.shape[0], len(methods)), np.nan)
-    if est.shape[0] == 0:
-        return out
-    patterns, which = np.unique(mask, axis=0, return_inverse=True)
-    which = which.ravel()
-    for p, pattern in enumerate(patterns):  # one pass per distinct set of systems (usually one)
-        rows = np.flatnonzero(which == p)
-        e, r = est[np.ix_(rows, pattern)], ref[np.ix_(rows, pattern)]
-        for m, method in enumerate(methods):
-            out[rows, m] = batched(method, e, r)
+    takes part in row ``r`` (``mask_k``, if given, for the ``name@k`` methods). Rows sharing a
+    mask are computed together (one call per distinct set of systems). Returns an
+    ``(R, len(methods))`` array; ``est`` and ``ref`` may have a resample axis after the rows
+    (``(R, B, S)``), which gives an ``(R, B, len(methods))`` array."""
+    out = np.full((*est.shape[:-1], len(methods)), np.nan)
+    for m, method in enumerate(methods):
+        use = mask_k if (mask_k is not None and "@" in method) else mask
+        if est.shape[0] == 0:
+            continue
+        patterns, which = np.unique(use, axis=0, return_inverse=True)
+        which = which.ravel()
+        for p, pattern in enumerate(patterns):  # one pass per distinct set of systems (usually one)
+            rows = np.flatnonzero(which == p)
+            e, r = est[rows][..., pattern], ref[rows][..., pattern]
+            values = batched(method, e.reshape(-1, e.shape[-1]), r.reshape(-1, r.shape[-1]))
+            out[rows, ..., m] = values.reshape(e.shape[:-1])
     return out

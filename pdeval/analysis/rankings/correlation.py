@@ -144,10 +144,12 @@ def compared_means(result, reference, reference_measure, *, by, system, per_topi
     return est, ref, by_list, shared
 
 
-def _n_runs(n: np.ndarray, methods: list[str]) -> np.ndarray:
-    """The systems each (group, method) statistic uses: all compared, or k of them."""
+def _n_runs(aligned, methods: list[str]) -> np.ndarray:
+    """The systems each (group, method) statistic uses: all compared, or k of those on both sides."""
     ks = np.array([parse_method(m)[1] or np.iinfo(np.int64).max for m in methods], dtype=np.int64)
-    return np.minimum(n[:, None], ks[None, :])
+    n = aligned.mask.sum(axis=1)[:, None]
+    both = (np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)).sum(axis=1)[:, None]
+    return np.where(ks[None, :] < np.iinfo(np.int64).max, np.minimum(both, ks[None, :]), n)
 
 
 def _method_rows(keys: pd.DataFrame, values: np.ndarray, n_runs: np.ndarray, methods: list[str]) -> pd.DataFrame:
@@ -202,8 +204,9 @@ def rank_correlation(
     ``rms``
         ``sqrt(mean_s (est_s - ref_s)^2)`` (:func:`rms_error`; Yilmaz & Aslam 2008);
     ``name@k``
-        any of them on the k systems the reference ranks highest among those compared (ties
-        at the k-th place by system name): ``"tau_b@10"`` is Auto-Judge's ``kendall@10``.
+        any of them on the k systems the reference ranks highest among those present on both
+        sides (ties at the k-th place by system name; a system filled in under
+        ``missing="fill"`` is no candidate): ``"tau_b@10"`` is Auto-Judge's ``kendall@10``.
 
     The reference ranking is either ``reference``, a result frame (e.g. the evaluation on
     complete judgments: if it holds a single measure, every measure of ``result`` is compared
@@ -301,8 +304,9 @@ def rank_correlation(
         )
     aligned = align_means(est, ref, system=system, by=by_list, shared=shared, missing=missing,
                           fill_value=fill_value, where="rank_correlation")
-    values = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods)
-    out = _method_rows(aligned.keys, values, _n_runs(aligned.mask.sum(axis=1), methods), methods)
+    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
+    values = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
+    out = _method_rows(aligned.keys, values, _n_runs(aligned, methods), methods)
     if per_topic:
         out = out.rename(columns={TOPIC: "query_id"})
         by_list = ["query_id" if k == TOPIC else k for k in by_list]

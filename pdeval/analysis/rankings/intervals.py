@@ -52,13 +52,14 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
                           fill_value=fill_value, where=where)
     cubes = topic_cubes(result, result if reference is None else reference, aligned, aligned.ref_keys,
                         by=by_list, shared=shared, system=system)
-    point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods)
+    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
+    point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
     weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed))
     boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
     jack = None
     if interval == "bca" and cubes.topics.size > 1:
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
-    n_runs = _n_runs(aligned.mask.sum(axis=1), methods)
+    n_runs = _n_runs(aligned, methods)
     return aligned.keys, by_list, methods, point, boot, jack, n_runs, cubes.topics.size
 
 

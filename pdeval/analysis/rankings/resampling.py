@@ -24,7 +24,7 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from pdeval.analysis.rankings.alignment import Aligned
-from pdeval.analysis.rankings.batched import batched
+from pdeval.analysis.rankings.batched import rows_coefficients
 from pdeval.frames.canonical import as_result
 
 __all__ = ["Cubes", "bca_constants", "bootstrap_weights", "interval_levels", "quantiles", "replicates", "topic_cubes"]
@@ -93,17 +93,8 @@ def replicates(cubes: Cubes, aligned: Aligned, weights: np.ndarray, methods: lis
     # a system whose resample drew none of its topics keeps its full-data mean
     est = np.where(np.isnan(est), aligned.est[:, None, :], est)
     ref = np.where(np.isnan(ref), aligned.ref[:, None, :], ref)
-    groups, n_weights, _ = est.shape
-    out = np.full((groups, n_weights, len(methods)), np.nan)
-    patterns, which = np.unique(aligned.mask, axis=0, return_inverse=True)
-    which = which.ravel()
-    for p, pattern in enumerate(patterns):  # one pass per distinct set of systems (usually one)
-        rows = np.flatnonzero(which == p)
-        e = est[rows][:, :, pattern].reshape(-1, int(pattern.sum()))
-        r = ref[rows][:, :, pattern].reshape(-1, int(pattern.sum()))
-        for m, method in enumerate(methods):
-            out[rows, :, m] = batched(method, e, r).reshape(rows.size, n_weights)
-    return out
+    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
+    return rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
 
 
 def quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
