@@ -49,10 +49,19 @@ def _chunks(rows: int, n: int):
         yield slice(start, min(rows, start + step))
 
 
-def _signs(v: np.ndarray) -> np.ndarray:
-    """sign(v_i - v_j) as int8, shape (rows, n, n)."""
-    a, b = v[:, :, None], v[:, None, :]
-    return (a > b).view(np.int8) - (a < b).view(np.int8)
+def _group_starts(ordered: np.ndarray) -> np.ndarray:
+    """For each position of rows sorted ascending, the first position of its tie group."""
+    position = np.broadcast_to(np.arange(ordered.shape[1]), ordered.shape)
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    return np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+
+
+def _tied_pairs(v: np.ndarray) -> np.ndarray:
+    """Pairs tied in each row, sum over tie groups of t (t - 1) / 2: the k-th member of a group
+    (from 0) is tied with the k members before it."""
+    ordered = np.sort(v, axis=1)
+    return (np.arange(v.shape[1]) - _group_starts(ordered)).sum(axis=1).astype(np.float64)
 
 
 def _kendall(est: np.ndarray, ref: np.ndarray, variant: str) -> np.ndarray:
@@ -60,14 +69,15 @@ def _kendall(est: np.ndarray, ref: np.ndarray, variant: str) -> np.ndarray:
     n0 = n * (n - 1) / 2.0
     out = np.empty(est.shape[0])
     for part in _chunks(est.shape[0], n):
-        sx, sy = _signs(est[part]), _signs(ref[part])
-        s = np.einsum("rij,rij->r", sx, sy, dtype=np.int64) / 2.0
+        e, r = est[part], ref[part]
+        above_e = e[:, :, None] > e[:, None, :]
+        concordant = np.count_nonzero(above_e & (r[:, :, None] > r[:, None, :]), axis=(1, 2))
+        discordant = np.count_nonzero(above_e & (r[:, :, None] < r[:, None, :]), axis=(1, 2))
+        s = (concordant - discordant).astype(np.float64)
         if variant == "a":
             out[part] = s / n0
             continue
-        n1 = ((sx == 0).sum(axis=(1, 2)) - n) / 2.0
-        n2 = ((sy == 0).sum(axis=(1, 2)) - n) / 2.0
-        den = np.sqrt((n0 - n1) * (n0 - n2))
+        den = np.sqrt((n0 - _tied_pairs(e)) * (n0 - _tied_pairs(r)))
         with np.errstate(divide="ignore", invalid="ignore"):
             out[part] = np.where(den > 0, s / np.where(den > 0, den, 1.0), np.nan)
     return out
@@ -83,12 +93,16 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _average_ranks(v: np.ndarray) -> np.ndarray:
-    """Ranks 1..n per row, ties sharing the mean of their ranks."""
-    out = np.empty(v.shape)
-    for part in _chunks(v.shape[0], v.shape[1]):
-        a, b = v[part][:, :, None], v[part][:, None, :]
-        out[part] = (b < a).sum(axis=2) + 0.5 * ((b == a).sum(axis=2) - 1) + 1.0
-    return out
+    """Ranks 1..n per row, ties sharing the mean of their ranks (sorting, O(n log n) per row)."""
+    n = v.shape[1]
+    order = np.argsort(v, axis=1, kind="stable")
+    ordered = np.take_along_axis(v, order, axis=1)
+    first = _group_starts(ordered)
+    # the last position of each group: the first of the mirrored rows, mirrored back
+    last = n - 1 - _group_starts(-ordered[:, ::-1])[:, ::-1]
+    ranks = np.empty(v.shape)
+    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=1)
+    return ranks
 
 
 def _spearman(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -151,9 +165,9 @@ def _tau_gap(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
     for part in _chunks(rows, n):
         e, r = est[part], ref[part]
         above = (e[:, :, None] > e[:, None, :]) | ((e[:, :, None] == e[:, None, :]) & earlier)
-        gap = r[:, :, None] - r[:, None, :]  # [r, j, i] = ref_j - ref_i
-        gaps = (np.abs(gap) * above).sum(axis=1)
-        correct = (np.clip(gap, 0.0, None) * above).sum(axis=1)
+        gap = np.where(above, r[:, :, None] - r[:, None, :], 0.0)  # [r, j, i] = ref_j - ref_i for j above i
+        gaps = np.abs(gap).sum(axis=1)
+        correct = np.clip(gap, 0.0, None).sum(axis=1)
         used = gaps > 0
         n_used = used.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
