@@ -86,7 +86,6 @@ API: dict[str, Entry] = {
     "rank_correlation": Entry("pdeval.analysis.rankings.correlation", _RESULT),
     "correlation_table": Entry("pdeval.analysis.rankings.correlation", _RESULT),
     "correlation_intervals": Entry("pdeval.analysis.rankings.intervals", _RESULT),
-    "compare_correlations": Entry("pdeval.analysis.rankings.intervals", _RESULT),
     "swap_rates": Entry("pdeval.analysis.statistics.swaps", _RESULT),
     "discriminative_power": Entry("pdeval.analysis.statistics.bootstrap", _RESULT),
     "compare": Entry("pdeval.analysis.statistics.significance", _RESULT),

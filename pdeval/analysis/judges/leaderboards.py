@@ -153,17 +153,14 @@ def compare_leaderboards(
     ``result`` is a result frame with a ``label_set`` column (:func:`leaderboards`). For each
     measure and label set the per-system means (:func:`pdeval.summarize`) are compared with
     the reference label set's by :func:`pdeval.rank_correlation` (``methods``: ``tau_b``,
-    ``tau_ap`` with the reference as the true ranking, ``tau_ap_b``, ``tau_gap``, ``pearson``,
-    ``spearman``, each optionally on the reference's k best systems, ``"tau_b@10"``: the
-    coefficients of the TREC Auto-Judge meta-evaluation) and by top-k overlap:
+    ``tau_ap`` with the reference as the true ranking, ``tau_ap_b``, ``tau_gap``, ...,
+    ``"tau_b@10"`` on the reference's 10 best systems) and by top-k overlap:
 
     ``top@k = |top_k(set) & top_k(reference)| / k``
 
     where ``top_k`` holds the k systems with the highest means, ties at the k-th place broken by
-    the system name (ascending), so the value is deterministic. Systems present under one of
-    the two only follow ``missing`` as in :func:`pdeval.rank_correlation` (``"fill"`` gives
-    a reference system the label set lacks ``fill_value``; the overlap uses the systems under
-    both). :func:`compare_judges` adds topic-bootstrap intervals and paired comparisons.
+    the system name. Systems under one of the two only follow ``missing`` (as in
+    :func:`pdeval.rank_correlation`; the overlap uses the systems under both).
 
     Parameters
     ----------
@@ -179,8 +176,7 @@ def compare_leaderboards(
     system : str, default 'run'
         The column naming the systems.
     missing : {'warn', 'error', 'skip', 'fill'}, default 'warn'
-        A system with a mean under one of the two only: warn and leave it out, raise, leave
-        it out silently, or fill a reference system the label set lacks.
+        A system under one of the two only: warn and leave out, raise, leave out, or fill.
     fill_value : float, default 0.0
         With ``missing="fill"``, the label set's value of a system it lacks.
 

@@ -18,7 +18,7 @@ from pdeval.analysis.judges.labels import LABEL_SET
 from pdeval.analysis.judges.leaderboards import check_overlap, split_reference
 from pdeval.analysis.rankings.alignment import MISSING_POLICIES
 from pdeval.analysis.rankings.coefficients import METHOD
-from pdeval.analysis.rankings.intervals import INTERVALS, compare_correlations, correlation_intervals
+from pdeval.analysis.rankings.intervals import INTERVALS, correlation_intervals
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Real, Text, contract
 from pdeval.common.seeds import SEED
 from pdeval.frames.domains import Frame
@@ -36,14 +36,14 @@ def compare_judges(
     reference: str,
     *,
     methods: Union[str, Sequence[str]] = ("tau_b", "tau_ap_b"),
+    pairs: bool = False,
     system: str = "run",
     missing: Literal["warn", "error", "skip", "fill"] = "warn",
     fill_value: float = 0.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     interval: str = "percentile",
-    seed=None,
-    pairs: bool = False,
+    seed=0,
 ) -> pd.DataFrame:
     """Every label set's leaderboard correlation with the reference's, with intervals, or every two compared.
 
@@ -59,7 +59,7 @@ def compare_judges(
 
     With ``pairs=True`` every two label sets A, B are compared against the same reference:
     ``difference = c(A) - c(B)`` with its paired-bootstrap interval and two-sided p-value
-    (:func:`pdeval.compare_correlations`; the same resamples serve A, B and the reference,
+    (:func:`pdeval.correlation_intervals` with ``pairs=True``; the same resamples serve A, B and the reference,
     which keeps the dependence of two correlations with a shared reference, Steiger 1980).
     With 33 judges, 528 pairs are tested: correct the p-values for multiplicity before
     reading them as a ranking of the judges.
@@ -72,6 +72,8 @@ def compare_judges(
         The label set whose leaderboard is the reference (the human labels).
     methods : str or list of str, default ('tau_b', 'tau_ap_b')
         Coefficients of :func:`pdeval.rank_correlation`.
+    pairs : bool, default False
+        One row per pair of label sets instead of one per label set.
     system : str, default 'run'
         The column naming the systems.
     missing : {'warn', 'error', 'skip', 'fill'}, default 'warn'
@@ -84,10 +86,8 @@ def compare_judges(
         Coverage of the intervals.
     interval : {'percentile', 'bca'}, default 'percentile'
         The bootstrap interval.
-    seed : int, numpy.random.Generator or None
+    seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
-    pairs : bool, default False
-        One row per pair of label sets instead of one per label set.
 
     Returns
     -------
@@ -128,6 +128,4 @@ def compare_judges(
     check_overlap(est, ref, reference, system)
     options = dict(methods=methods, by=by, system=system, missing=missing, fill_value=fill_value,
                    n_resamples=n_resamples, confidence=confidence, interval=interval, seed=seed)
-    if pairs:
-        return compare_correlations(est, ref, **options).drop(columns="reference")
-    return correlation_intervals(est, ref, **options).drop(columns="reference")
+    return correlation_intervals(est, ref, pairs=pairs, **options).drop(columns="reference")

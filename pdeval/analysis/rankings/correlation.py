@@ -144,7 +144,7 @@ def compared_means(result, reference, reference_measure, *, by, system, per_topi
     return est, ref, by_list, shared
 
 
-def _n_runs(aligned, methods: list[str]) -> np.ndarray:
+def n_runs_of(aligned, methods: list[str]) -> np.ndarray:
     """The systems each (group, method) statistic uses: all compared, or k of those on both sides."""
     ks = np.array([parse_method(m)[1] or np.iinfo(np.int64).max for m in methods], dtype=np.int64)
     n = aligned.mask.sum(axis=1)[:, None]
@@ -152,7 +152,7 @@ def _n_runs(aligned, methods: list[str]) -> np.ndarray:
     return np.where(ks[None, :] < np.iinfo(np.int64).max, np.minimum(both, ks[None, :]), n)
 
 
-def _method_rows(keys: pd.DataFrame, values: np.ndarray, n_runs: np.ndarray, methods: list[str]) -> pd.DataFrame:
+def method_rows(keys: pd.DataFrame, values: np.ndarray, n_runs: np.ndarray, methods: list[str]) -> pd.DataFrame:
     """One row per (group, method) from (groups, methods) arrays."""
     out = keys.loc[np.repeat(np.arange(len(keys)), len(methods))].reset_index(drop=True)
     out["method"] = np.tile(np.array(methods, dtype=object), len(keys))
@@ -306,7 +306,7 @@ def rank_correlation(
                           fill_value=fill_value, where="rank_correlation")
     both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
     values = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
-    out = _method_rows(aligned.keys, values, _n_runs(aligned, methods), methods)
+    out = method_rows(aligned.keys, values, n_runs_of(aligned, methods), methods)
     if per_topic:
         out = out.rename(columns={TOPIC: "query_id"})
         by_list = ["query_id" if k == TOPIC else k for k in by_list]

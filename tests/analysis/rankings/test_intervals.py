@@ -78,7 +78,7 @@ def test_quantiles_match_numpy_with_nan():
 def test_bca_and_identical_groups():
     human, judges = boards(3)
     both = pd.concat([judges[judges.label_set == "a"], judges[judges.label_set == "a"].assign(label_set="a2")])
-    pairs = pdeval.compare_correlations(both, human, methods=["tau_b", "pearson"], n_resamples=200, seed=1,
+    pairs = pdeval.correlation_intervals(both, human, methods=["tau_b", "pearson"], n_resamples=200, seed=1, pairs=True,
                                         interval="bca")
     assert (pairs["difference"] == 0).all() and (pairs["p_value"] == 1).all()
     assert (pairs["low"] == 0).all() and (pairs["high"] == 0).all()
