@@ -42,7 +42,7 @@ def compare_judges(
     fill_value: float = 0.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
-    interval: str = "percentile",
+    interval: str = "auto",
     seed=0,
 ) -> pd.DataFrame:
     """Every label set's leaderboard correlation with the reference's, with intervals, or every two compared.
@@ -81,13 +81,14 @@ def compare_judges(
     fill_value : float, default 0.0
         With ``missing="fill"``, the value of a reference system a label set lacks.
     n_resamples : int, default 1000
-        Topic resamples.
+        How many times the topics are resampled.
     confidence : float, default 0.95
-        Coverage of the intervals.
-    interval : {'percentile', 'bca'}, default 'percentile'
-        The bootstrap interval.
+        The intervals' coverage.
+    interval : {'auto', 'percentile', 'bca'}, default 'auto'
+        Percentile or BCa interval; ``"auto"``: BCa for pearson and rms (see
+        :func:`pdeval.correlation_intervals`).
     seed : int, numpy.random.Generator or None, default 0
-        Randomness of the resamples.
+        The resamples' randomness.
 
     Returns
     -------

@@ -13,24 +13,27 @@ Zou 2007).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
 
 from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
-from pdeval.analysis.rankings.batched import rows_coefficients
+from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
-from pdeval.analysis.rankings.resampling import bca_constants, bootstrap_weights, interval_levels, quantiles, replicates, topic_cubes
+from pdeval.analysis.rankings.resampling import bootstrap_weights, interval_levels, quantiles, replicates, topic_cubes
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.frames.domains import Frame
 
 __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
-INTERVALS = ("percentile", "bca")
+INTERVALS = ("auto", "percentile", "bca")
+
+#: coefficients that are smooth functions of the means: BCa under interval="auto"
+SMOOTH = ("pearson", "rms")
 
 _COMMON = dict(
     result=Frame("result"), reference=Nullable(Frame("result")),
@@ -42,10 +45,26 @@ _COMMON = dict(
 )
 
 
+@dataclass
+class Replicates:
+    """The compared groups (``keys``, ``by``), the ``methods``, the (G, M) ``point`` values, the
+    (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
+    method, ``n_runs`` and ``n_topics``."""
+
+    keys: pd.DataFrame
+    by: list
+    methods: list
+    point: np.ndarray
+    boot: np.ndarray
+    jack: Optional[np.ndarray]
+    use_bca: np.ndarray
+    n_runs: np.ndarray
+    n_topics: int
+
+
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
-                    n_resamples, interval, seed, where):
-    """Point values, bootstrap and jackknife replicates of every (group, method): the keys, the
-    (G, M) values, the (G, B, M) and (G, T, M) replicates (jackknife None for percentile), n_runs."""
+                    n_resamples, interval, seed, where) -> Replicates:
+    """Point values, bootstrap and jackknife replicates of every (group, method)."""
     methods = [methods] if isinstance(methods, str) else list(methods)
     est, ref, by_list, shared = compared_means(result, reference, reference_measure, by=by, system=system)
     aligned = align_means(est, ref, system=system, by=by_list, shared=shared, missing=missing,
@@ -56,17 +75,23 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
     point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
     weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed))
     boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
+    smooth = np.array([parse_method(m)[0] in SMOOTH for m in methods])
+    use_bca = np.full(len(methods), interval == "bca") | ((interval == "auto") & smooth)
+    use_bca &= cubes.topics.size > 1
     jack = None
-    if interval == "bca" and cubes.topics.size > 1:
+    if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
-    n_runs = n_runs_of(aligned, methods)
-    return aligned.keys, by_list, methods, point, boot, jack, n_runs, cubes.topics.size
+    return Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
+                      cubes.topics.size)
 
 
-def _bounds(point, boot, jack, confidence):
-    """(…, 2) interval bounds of the replicates ``boot`` (last axis) around ``point``."""
-    levels = interval_levels(point, boot, jack, confidence)
-    return quantiles(boot, levels)
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False):
+    """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
+    (..., M): BCa for the methods of ``use_bca``, percentile for the others."""
+    levels = interval_levels(point, boot, None, confidence)
+    if use_bca.any():
+        levels = np.where(use_bca[:, None], interval_levels(point, boot, jack, confidence), levels)
+    return quantiles(boot, levels, ordered=ordered)
 
 
 def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -77,31 +102,30 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return both["_g"].to_numpy(np.int64), both["_g_other"].to_numpy(np.int64)
 
 
-def _p_values(point: np.ndarray, boot: np.ndarray, jack: Optional[np.ndarray]) -> np.ndarray:
-    """Two-sided p-value of a zero difference: the smallest 1 - confidence whose interval (the
-    same percentile or BCa construction) excludes 0."""
-    finite = np.isfinite(boot)
-    count = np.maximum(finite.sum(axis=-1), 1)
-    cdf0 = (((boot < 0) & finite).sum(axis=-1) + 0.5 * ((boot == 0) & finite).sum(axis=-1)) / count
-    cdf0 = np.clip(cdf0, 0.5 / count, 1 - 0.5 / count)
-    if jack is not None:
-        z0, accel = bca_constants(point, boot, jack)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = ndtri(cdf0) - z0
-            cdf0 = ndtr(w / (1.0 + accel * w) - z0)
-    p = 2.0 * np.minimum(cdf0, 1.0 - cdf0)
-    same = np.all((boot == 0) | ~finite, axis=-1) & (point == 0)
-    return np.where(same, 1.0, np.where(np.isfinite(point), np.minimum(p, 1.0), np.nan))
+def _p_values(point, boot, jack, use_bca) -> np.ndarray:
+    """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
+    interval (the same construction, percentile or BCa) excludes 0, found by bisection for
+    every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
+    ordered = np.sort(boot, axis=-1)
+    low, high = np.zeros(point.shape), np.ones(point.shape)
+    for _ in range(40):  # bisection steps, each over every (pair, method) at once
+        alpha = (low + high) / 2.0
+        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True)
+        excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
+        high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
+    count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)
+    return np.where(np.isfinite(point), np.where(high >= 1.0, 1.0, np.maximum(high, 1.0 / count)), np.nan)
 
 
-def _pair_rows(keys, by_list, methods, point, boot, jack, confidence, n_topics) -> pd.DataFrame:
+def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     """One row per pair of groups (sharing measure and reference) and method: the difference
     of their coefficients, its interval and p-value from the same replicates."""
+    keys, by_list, methods = table.keys, table.by, table.methods
     first, second = _pairs(keys)
-    diff = point[first] - point[second]  # (P, M)
-    boot_d = np.moveaxis(boot[first] - boot[second], 1, -1)  # (P, M, B)
-    jack_d = None if jack is None else np.moveaxis(jack[first] - jack[second], 1, -1)
-    bounds = _bounds(diff, boot_d, jack_d, confidence)
+    diff = table.point[first] - table.point[second]  # (P, M)
+    boot_d = np.moveaxis(table.boot[first] - table.boot[second], 1, -1)  # (P, M, B)
+    jack_d = None if table.jack is None else np.moveaxis(table.jack[first] - table.jack[second], 1, -1)
+    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca)
     n_methods = len(methods)
     out = keys.loc[np.repeat(first, n_methods), ["measure", *by_list]].reset_index(drop=True)
     other = keys.loc[np.repeat(second, n_methods), by_list].reset_index(drop=True)
@@ -109,12 +133,12 @@ def _pair_rows(keys, by_list, methods, point, boot, jack, confidence, n_topics) 
         out[f"{column}_other"] = other[column].to_numpy()
     out["reference"] = keys["reference"].to_numpy()[np.repeat(first, n_methods)]
     out["method"] = np.tile(np.array(methods, dtype=object), first.size)
-    out["value"] = point[first].ravel()
-    out["value_other"] = point[second].ravel()
+    out["value"] = table.point[first].ravel()
+    out["value_other"] = table.point[second].ravel()
     out["difference"] = diff.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["p_value"] = _p_values(diff, boot_d, jack_d).ravel()
-    out["n_topics"] = np.int64(n_topics)
+    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca).ravel()
+    out["n_topics"] = np.int64(table.n_topics)
     return out
 
 
@@ -131,7 +155,7 @@ def correlation_intervals(
     fill_value: float = 0.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
-    interval: str = "percentile",
+    interval: str = "auto",
     seed=0,
     pairs: bool = False,
 ) -> pd.DataFrame:
@@ -141,15 +165,14 @@ def correlation_intervals(
     comes from ``n_resamples`` resamples of the topics with replacement: on each, both
     leaderboards (the group's and the reference's means over the drawn topics) and the
     coefficient are recomputed (Efron & Tibshirani, *An Introduction to the Bootstrap*,
-    1993). ``interval``: ``"percentile"`` or ``"bca"`` (Efron 1987; acceleration from the
-    leave-one-topic-out jackknife). Simulated coverage (user guide, "LLM judges"):
-    conservative for rank coefficients unless the systems are crowded; ``"bca"`` suits
-    ``pearson``. ``pairs=True`` compares every two groups A, B sharing the measure and the
+    1993). ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987; acceleration from the
+    leave-one-topic-out jackknife) or ``"auto"``: BCa for ``pearson`` and ``rms`` (smooth in
+    the means), percentile for the rank coefficients, the choice that reached the nominal
+    coverage in the simulation of the user guide ("LLM judges"). ``pairs=True`` compares every two groups A, B sharing the measure and the
     reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the
     dependence of Steiger 1980, Zou 2007) and ``p_value``, the smallest ``1 - confidence``
-    at which that interval excludes 0 (correct for multiplicity, e.g. Holm:
-    ``pdeval.analysis.statistics.significance.adjust_pvalues``).
+    at which that interval excludes 0 (correct for multiplicity: ``adjust_pvalues``).
 
     Parameters
     ----------
@@ -174,8 +197,8 @@ def correlation_intervals(
         Topic resamples.
     confidence : float, default 0.95
         Coverage of the intervals.
-    interval : {'percentile', 'bca'}, default 'percentile'
-        The bootstrap interval.
+    interval : {'auto', 'percentile', 'bca'}, default 'auto'
+        The bootstrap interval (``"auto"``: BCa for pearson and rms, percentile otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False
@@ -209,13 +232,14 @@ def correlation_intervals(
       label_set label_set_other  difference
     0      good            poor         1.0
     """
-    keys, by_list, methods, point, boot, jack, n_runs, n_topics = bootstrap_table(
+    table = bootstrap_table(
         result, reference, reference_measure, methods=methods, by=by, system=system, missing=missing,
         fill_value=fill_value, n_resamples=n_resamples, interval=interval, seed=seed, where="correlation_intervals")
     if pairs:
-        return _pair_rows(keys, by_list, methods, point, boot, jack, confidence, n_topics)
-    bounds = _bounds(point, np.moveaxis(boot, 1, -1), None if jack is None else np.moveaxis(jack, 1, -1), confidence)
-    out = method_rows(keys, point, n_runs, methods)
+        return _pair_rows(table, confidence)
+    jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
+    bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca)
+    out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["n_topics"] = np.int64(n_topics)
-    return out[["measure", *by_list, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]]
+    out["n_topics"] = np.int64(table.n_topics)
+    return out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]]

@@ -97,9 +97,10 @@ def replicates(cubes: Cubes, aligned: Aligned, weights: np.ndarray, methods: lis
     return rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
 
 
-def quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Quantiles of each row of ``values`` (NaN ignored) at per-row ``levels`` (rows, k)."""
-    ordered = np.sort(values, axis=-1)  # NaN last
+def quantiles(values: np.ndarray, levels: np.ndarray, ordered: bool = False) -> np.ndarray:
+    """Quantiles of each row of ``values`` (NaN ignored) at per-row ``levels`` (rows, k), linear
+    between order statistics as :func:`numpy.nanquantile`; ``ordered``: rows already sorted."""
+    ordered = values if ordered else np.sort(values, axis=-1)  # NaN last
     count = np.isfinite(values).sum(axis=-1)
     position = levels * np.maximum(count - 1, 0)[..., None]
     low = np.floor(position).astype(np.int64)
@@ -125,12 +126,13 @@ def bca_constants(point: np.ndarray, boot: np.ndarray, jack: np.ndarray) -> tupl
     return z0, accel
 
 
-def interval_levels(point: np.ndarray, boot: np.ndarray, jack: np.ndarray | None, confidence: float) -> np.ndarray:
-    """(rows, 2) quantile levels of the interval: percentile (``jack`` None) or BCa."""
-    tail = (1.0 - confidence) / 2.0
-    base = np.array([tail, 1.0 - tail])
+def interval_levels(point: np.ndarray, boot: np.ndarray, jack: np.ndarray | None, confidence) -> np.ndarray:
+    """(rows, 2) quantile levels of the interval: percentile (``jack`` None) or BCa;
+    ``confidence`` a number or one per row."""
+    tail = (1.0 - np.asarray(confidence, dtype=np.float64)) / 2.0
+    base = np.broadcast_to(np.stack([tail, 1.0 - tail], axis=-1), (*point.shape, 2))
     if jack is None:
-        return np.broadcast_to(base, (*point.shape, 2)).copy()
+        return base.copy()
     z0, accel = bca_constants(point, boot, jack)
     z = ndtri(base)
     shifted = z0[..., None] + (z0[..., None] + z) / (1.0 - accel[..., None] * (z0[..., None] + z))

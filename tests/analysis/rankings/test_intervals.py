@@ -39,7 +39,7 @@ def test_each_replicate_is_the_coefficient_of_the_resampled_leaderboards():
     human = human[~((human.run == "r3") & (human.query_id == "q2"))]  # a system lacking a topic
     table = bootstrap_table(judges, human, None, methods=METHODS, by=None, system="run", missing="warn",
                             fill_value=0.0, n_resamples=6, interval="percentile", seed=5, where="test")
-    keys, _, _, point, boot, _, _, n_topics = table
+    point, boot, n_topics = table.point, table.boot, table.n_topics
     topics = np.array(sorted(set(human.query_id)), dtype=object)
     weights = bootstrap_weights(n_topics, 6, np.random.default_rng(5))
     plain = pdeval.rank_correlation(judges, human, methods=METHODS)
@@ -52,17 +52,23 @@ def test_each_replicate_is_the_coefficient_of_the_resampled_leaderboards():
 
 def test_percentile_intervals_are_the_quantiles_and_repeat_with_the_seed():
     human, judges = boards(1)
-    out = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
-    again = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
+    options = dict(methods=METHODS, n_resamples=300, seed=9, confidence=0.9, interval="percentile")
+    out = pdeval.correlation_intervals(judges, human, **options)
+    again = pdeval.correlation_intervals(judges, human, **options)
     pd.testing.assert_frame_equal(out, again)
-    _, _, _, point, boot, _, _, _ = bootstrap_table(judges, human, None, methods=METHODS, by=None, system="run",
-                                                    missing="warn", fill_value=0.0, n_resamples=300,
-                                                    interval="percentile", seed=9, where="test")
+    boot = bootstrap_table(judges, human, None, methods=METHODS, by=None, system="run", missing="warn",
+                           fill_value=0.0, n_resamples=300, interval="percentile", seed=9, where="test").boot
     want = np.nanquantile(np.moveaxis(boot, 1, -1), [0.05, 0.95], axis=-1)
     assert np.allclose(out["low"], want[0].ravel(), atol=TOL) and np.allclose(out["high"], want[1].ravel(), atol=TOL)
     assert list(out.columns) == ["measure", "label_set", "reference", "method", "value", "low", "high", "n_runs",
                                  "n_topics"]
     wide = pdeval.correlation_intervals(judges, human, methods="tau_b", n_resamples=300, seed=9, confidence=0.99)
+    auto = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
+    rank = auto.method != "pearson"  # "auto": percentile for the rank coefficients, BCa for pearson
+    pd.testing.assert_frame_equal(auto[rank], out[rank])
+    bca = pdeval.correlation_intervals(judges, human, methods="pearson", n_resamples=300, seed=9, confidence=0.9,
+                                       interval="bca")
+    assert np.allclose(auto.loc[~rank, ["low", "high"]], bca[["low", "high"]], atol=TOL)
     narrow = out[out.method == "tau_b"]
     assert (wide["low"].to_numpy() <= narrow["low"].to_numpy() + TOL).all()
 
