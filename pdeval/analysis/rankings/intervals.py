@@ -23,7 +23,7 @@ from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
 from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
-from pdeval.analysis.rankings.resampling import bootstrap_weights, interval_levels, quantiles, replicates, topic_cubes
+from pdeval.analysis.rankings.resampling import bca_constants, bootstrap_weights, interval_levels, quantiles, replicates, topic_cubes
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.frames.domains import Frame
@@ -85,12 +85,13 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
                       cubes.topics.size)
 
 
-def _bounds(point, boot, jack, confidence, use_bca, ordered=False):
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None):
     """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
     (..., M): BCa for the methods of ``use_bca``, percentile for the others."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
-        levels = np.where(use_bca[:, None], interval_levels(point, boot, jack, confidence), levels)
+        bca = interval_levels(point, boot, jack, confidence, constants)
+        levels = np.where(use_bca[:, None], bca, levels)
     return quantiles(boot, levels, ordered=ordered)
 
 
@@ -107,10 +108,11 @@ def _p_values(point, boot, jack, use_bca) -> np.ndarray:
     interval (the same construction, percentile or BCa) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
     ordered = np.sort(boot, axis=-1)
+    constants = bca_constants(point, boot, jack) if use_bca.any() else None
     low, high = np.zeros(point.shape), np.ones(point.shape)
-    for _ in range(40):  # bisection steps, each over every (pair, method) at once
+    for _ in range(32):  # bisection steps, each over every (pair, method) at once
         alpha = (low + high) / 2.0
-        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True)
+        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants)
         excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
         high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
     count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)

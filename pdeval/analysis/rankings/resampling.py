@@ -126,14 +126,16 @@ def bca_constants(point: np.ndarray, boot: np.ndarray, jack: np.ndarray) -> tupl
     return z0, accel
 
 
-def interval_levels(point: np.ndarray, boot: np.ndarray, jack: np.ndarray | None, confidence) -> np.ndarray:
-    """(rows, 2) quantile levels of the interval: percentile (``jack`` None) or BCa;
+def interval_levels(point: np.ndarray, boot: np.ndarray, jack: np.ndarray | None, confidence,
+                    constants: tuple | None = None) -> np.ndarray:
+    """(rows, 2) quantile levels of the interval: percentile (``jack`` and ``constants`` None)
+    or BCa (``constants``: :func:`bca_constants`, computed here from ``jack`` if not given);
     ``confidence`` a number or one per row."""
     tail = (1.0 - np.asarray(confidence, dtype=np.float64)) / 2.0
     base = np.broadcast_to(np.stack([tail, 1.0 - tail], axis=-1), (*point.shape, 2))
-    if jack is None:
+    if jack is None and constants is None:
         return base.copy()
-    z0, accel = bca_constants(point, boot, jack)
+    z0, accel = bca_constants(point, boot, jack) if constants is None else constants
     z = ndtri(base)
     shifted = z0[..., None] + (z0[..., None] + z) / (1.0 - accel[..., None] * (z0[..., None] + z))
     return np.where(np.isfinite(z0)[..., None], ndtr(shifted), base)
