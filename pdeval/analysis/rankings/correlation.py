@@ -1,15 +1,18 @@
-"""Rank correlations between system rankings: Kendall tau, tau_AP, Spearman, Pearson, RMS (MEASURES.md E8).
+"""Rank correlations between system rankings: Kendall tau, tau_AP, tau_AP_b, tau_GAP, Spearman, Pearson, RMS (MEASURES.md E8).
 
 A *system ranking* is the vector of per-run means of one measure on one qrels variant.
 The functions here compute those means from a tidy result frame and compare them:
 
 * per-run means come from :func:`pdeval.summarize` (:mod:`pdeval.evaluation.results`);
-* :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, Spearman,
-  Pearson and RMS error between the means of every (measure, variant) group of a result
-  frame and a reference ranking (full judgments, or another measure);
+* :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, tau_AP_b,
+  tau_GAP, Spearman, Pearson and RMS error (each optionally on the reference's k best
+  systems, ``name@k``) between the means of every (measure, variant) group of a result
+  frame and a reference ranking (a result frame, or ``reference_measure``), or per topic;
 * :func:`correlation_table` -- the measure-by-measure table of Sakai (2007), Table 2;
 * array-level statistics :func:`kendall_tau`, :func:`tau_ap`, :func:`spearman`,
-  :func:`pearson`, :func:`rms_error` and :func:`tau_significance`.
+  :func:`pearson`, :func:`rms_error`, :func:`tau_ap_b`, :func:`tau_gap` and :func:`tau_significance`
+  (computed on many rankings at once by :mod:`pdeval.analysis.rankings.batched`; systems on
+  one side only are handled by :mod:`pdeval.analysis.rankings.alignment`).
 
 Vocabulary used by every function of this module and of :mod:`pdeval.analysis.statistics.significance`:
 
@@ -24,8 +27,7 @@ Vocabulary used by every function of this module and of :mod:`pdeval.analysis.st
 
 from __future__ import annotations
 
-import warnings
-from typing import Iterable, Iterator, Literal, Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -46,7 +48,7 @@ from pdeval.analysis.rankings.coefficients import (
     tau_significance,
 )
 from pdeval.common.contract import Boolean, Choice, ListOf, Nullable, Real, Text, contract
-from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.domains import Frame
 from pdeval.evaluation.results import require_systems, split_keys, summarize
 from pdeval.frames.canonical import as_result, result_keys
