@@ -109,8 +109,8 @@ def split_reference(result: pd.DataFrame, reference: str, system: str):
     if LABEL_SET not in result.columns:
         raise SchemaError(f"the result has no {LABEL_SET!r} column; evaluate with pdeval.leaderboards first")
     names = result[LABEL_SET].astype(str)
-    if reference not in set(names):
-        raise SchemaError(f"reference label set {reference!r} is not in the result; it has {sorted(set(names))}")
+    if not (names == reference).any():
+        raise SchemaError(f"reference label set {reference!r} is not in the result; it has {sorted(names.unique())}")
     ref = result.loc[names == reference].drop(columns=LABEL_SET)
     est = result.loc[names != reference]
     if est.empty:
@@ -122,9 +122,10 @@ def split_reference(result: pd.DataFrame, reference: str, system: str):
 def check_overlap(est: pd.DataFrame, ref: pd.DataFrame, reference: str, system: str) -> None:
     """Every label set must share at least two systems with the reference: name the sets that
     do not (a correlation of one system, or of none, says nothing)."""
-    ref_systems = set(ref[system].astype(str))
-    shared = est.assign(_s=est[system].astype(str)).groupby(LABEL_SET, observed=True)["_s"].agg(
-        lambda s: len(set(s) & ref_systems))
+    ref_systems = set(ref[system].astype(str).unique())
+    names = est[system].astype(str)
+    shared = names[names.isin(ref_systems)].groupby(est[LABEL_SET], observed=True).nunique()
+    shared = shared.reindex(est[LABEL_SET].unique(), fill_value=0)
     lacking = shared[shared < 2]
     if len(lacking):
         shown = ", ".join(f"{name!r} ({int(n)} shared)" for name, n in lacking.items())

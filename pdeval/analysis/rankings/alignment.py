@@ -56,7 +56,7 @@ class Aligned:
 
 def sorted_names(values) -> np.ndarray:
     """Distinct names in ascending order (by their text when they do not compare)."""
-    names = list(pd.unique(pd.Series(list(values), dtype=object)))
+    names = pd.Series(values).drop_duplicates().tolist()
     try:
         names = sorted(names)
     except TypeError:

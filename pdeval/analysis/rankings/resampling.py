@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from pdeval.analysis.rankings.alignment import Aligned
+from pdeval.analysis.rankings.alignment import Aligned, sorted_names
 from pdeval.analysis.rankings.batched import rows_coefficients
 from pdeval.frames.canonical import as_result
 
@@ -60,8 +60,8 @@ def topic_cubes(result: pd.DataFrame, reference: pd.DataFrame, aligned: Aligned,
                 by: list[str], shared: list[str], system: str) -> Cubes:
     """The cubes of the groups of ``aligned`` and of the reference rows ``ref_keys``
     (``reference`` is the reference result frame, or ``result`` itself for a reference measure)."""
-    topics = np.array(sorted(set(as_result(result)["query_id"].astype(object))
-                             | set(as_result(reference)["query_id"].astype(object)), key=str), dtype=object)
+    topics = sorted_names(pd.concat([as_result(result)["query_id"], as_result(reference)["query_id"]],
+                                    ignore_index=True).unique())
     est = _cube(result, aligned.keys, ["measure", *by], system, aligned.systems, topics)
     ref = _cube(reference, ref_keys, ["measure", *shared], system, aligned.systems, topics)
     return Cubes(topics, est, ref)
@@ -76,11 +76,15 @@ def bootstrap_weights(n_topics: int, n_resamples: int, rng: np.random.Generator)
 
 def _means(weights: np.ndarray, cube: np.ndarray) -> np.ndarray:
     """(rows, B, S) weighted means over topics of a (rows, T, S) cube with NaN for absent."""
+    rows, topics, systems = cube.shape
     present = np.isfinite(cube)
-    num = np.matmul(weights[None], np.where(present, cube, 0.0))
-    den = np.matmul(weights[None], present.astype(np.float64))
+
+    def weighted(values):  # one matrix product for every row: (B, T) @ (T, rows * S)
+        flat = values.transpose(1, 0, 2).reshape(topics, rows * systems)
+        return (weights @ flat).reshape(weights.shape[0], rows, systems).transpose(1, 0, 2)
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        return num / den
+        return weighted(np.where(present, cube, 0.0)) / weighted(present.astype(np.float64))
 
 
 def replicates(cubes: Cubes, aligned: Aligned, weights: np.ndarray, methods: list[str], fill_value: float,
