@@ -105,6 +105,7 @@ def compare_judges(
 
     See Also
     --------
+    leaderboards : The result frame compared.
     compare_leaderboards : The coefficients and top-k overlaps without intervals.
     correlation_intervals : The same on any result frame and reference frame.
 
