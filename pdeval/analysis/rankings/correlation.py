@@ -136,8 +136,8 @@ def compared_means(result, reference, reference_measure, *, by, system, per_topi
             raise SchemaError("per_topic=True needs a per-topic result frame (a query_id column)")
         result = result.rename(columns={"query_id": TOPIC})
     by_list, _ = split_keys(result, system=system, by=by)
-    if per_topic and TOPIC not in by_list:
-        by_list = [*by_list, TOPIC]
+    if per_topic:  # the topic is the last key of a ranking
+        by_list = [*[k for k in by_list if k != TOPIC], TOPIC]
     means = summarize(result, system=system, by=by_list)
     if not per_topic:
         require_systems(means, system, by_list, "rank_correlation")

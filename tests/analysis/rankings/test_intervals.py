@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
+import scipy.stats as st
 
 import pdeval
 from pdeval.analysis.rankings.batched import batched
@@ -124,3 +126,26 @@ def population_coverage(replications=40, resamples=300, systems=20, topics=40, s
 def test_intervals_cover_the_population_coefficient():
     coverage = population_coverage()
     assert all(share >= 0.85 for share in coverage.values()), coverage
+
+
+def test_policies_and_cutoffs_give_the_values_of_rank_correlation():
+    human, judges = boards(5, runs=9)
+    judges = judges[~judges.run.isin(["r2"])]  # the judges lack a system of the reference
+    human = human[human.run != "r6"]  # and the reference one of the judges
+    for missing in ["skip", "fill"]:
+        out = pdeval.correlation_intervals(judges, human, methods=METHODS, missing=missing, n_resamples=50)
+        plain = pdeval.rank_correlation(judges, human, methods=METHODS, missing=missing)
+        assert np.allclose(out["value"], plain["value"], atol=TOL, equal_nan=True), missing
+        assert (out["n_runs"].to_numpy() == plain["n_runs"].to_numpy()).all()
+    assert set(plain.loc[plain.method == "tau_b", "n_runs"]) == {8}  # filled r2 counts, r6 is left out
+    assert set(plain.loc[plain.method == "tau_b@4", "n_runs"]) == {4}
+
+
+def test_per_topic_rows_are_keyed_by_query_id():
+    human, judges = boards(6)
+    out = pdeval.rank_correlation(judges, human, methods=["tau_b", "spearman"], per_topic=True)
+    assert list(out.columns) == ["measure", "label_set", "query_id", "reference", "method", "value", "n_runs"]
+    assert len(out) == 2 * 9 * 2 and (out["n_runs"] == 7).all()
+    one = out[(out.label_set == "a") & (out.query_id == "q3") & (out.method == "tau_b")]["value"].item()
+    pick = lambda f: f[f.query_id == "q3"].sort_values("run")["value"].to_numpy()
+    assert one == pytest.approx(st.kendalltau(pick(judges[judges.label_set == "a"]), pick(human)).statistic, abs=TOL)
