@@ -352,6 +352,10 @@ def test_rank_correlation_errors_name_the_problem():
         rank_correlation(result, reference_measure="nope")
     with pytest.raises(PdevalError, match=r"reference='bpref'.*reference_measure="):
         rank_correlation(result, "bpref")
+    with pytest.raises(PdevalError, match="reference=.*reference_measure=.*neither"):
+        rank_correlation(result)
+    with pytest.raises(PdevalError, match="not both"):
+        rank_correlation(result, reference, reference_measure="bpref")
     with pytest.raises(SchemaError, match="sample"):
         rank_correlation(result.drop(columns="sample").drop_duplicates(["run", "query_id", "level", "measure"]), reference, aggregate=True)
     with pytest.raises(Exception, match="kendall"):
