@@ -81,9 +81,11 @@ API: dict[str, Entry] = {
     "leaderboards": Entry("pdeval.analysis.judges.leaderboards", _RUN),
     "compare_leaderboards": Entry("pdeval.analysis.judges.leaderboards", _RESULT),
     "leaderboard_changes": Entry("pdeval.analysis.judges.leaderboards", _RESULT),
+    "compare_judges": Entry("pdeval.analysis.judges.meta_evaluation", _RESULT),
     # judging measures and systems
     "rank_correlation": Entry("pdeval.analysis.rankings.correlation", _RESULT),
     "correlation_table": Entry("pdeval.analysis.rankings.correlation", _RESULT),
+    "correlation_intervals": Entry("pdeval.analysis.rankings.intervals", _RESULT),
     "swap_rates": Entry("pdeval.analysis.statistics.swaps", _RESULT),
     "discriminative_power": Entry("pdeval.analysis.statistics.bootstrap", _RESULT),
     "compare": Entry("pdeval.analysis.statistics.significance", _RESULT),

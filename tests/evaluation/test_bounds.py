@@ -131,9 +131,9 @@ def test_analyses_refuse_interval_columns_as_keys():
     qrels = pd.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     frame = pdeval.bounds(run, qrels, ["P@1", "RR"])
     with pytest.raises(pdeval.errors.SchemaError, match=r"\['if_nonrelevant', 'if_relevant', 'residual', 'low'"):
-        pdeval.rank_correlation(frame, "P@1")
+        pdeval.rank_correlation(frame, reference_measure="P@1")
     plain = frame.drop(columns=["if_nonrelevant", "if_relevant", "residual", "low", "high", "monotone"])
-    tau = pdeval.rank_correlation(plain, "P@1")
+    tau = pdeval.rank_correlation(plain, reference_measure="P@1")
     assert tau["value"].tolist() == [1.0]  # A above B under both measures
 
 

@@ -16,9 +16,10 @@ import pandas as pd
 
 from pdeval.analysis.rankings.correlation import rank_correlation
 from pdeval.evaluation.results import summarize
-from pdeval.analysis.rankings.coefficients import METHODS as COEFFICIENTS
+from pdeval.analysis.rankings.alignment import MISSING_POLICIES
+from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.judges.labels import GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades
-from pdeval.common.contract import Choice, Integer, ListOf, Text, contract
+from pdeval.common.contract import Choice, Integer, ListOf, Real, Text, contract
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 from pdeval.engine.options import EngineOptions, takes_engine_options
@@ -26,7 +27,7 @@ from pdeval.errors import SchemaError
 from pdeval.evaluation.core import evaluate_frames
 from pdeval.frames.canonical import as_result
 
-__all__ = ["compare_leaderboards", "leaderboard_changes", "leaderboards"]
+__all__ = ["check_overlap", "compare_leaderboards", "leaderboard_changes", "leaderboards", "split_reference"]
 
 
 @contract(run=Frame("run"), sets=LABEL_SETS, measures=Measures(), grade_map=GRADE_MAP)
@@ -103,13 +104,13 @@ def _ranked_means(result: pd.DataFrame, system: str, by: list[str]) -> pd.DataFr
     return means.reset_index(drop=True)
 
 
-def _split_reference(result: pd.DataFrame, reference: str, system: str):
+def split_reference(result: pd.DataFrame, reference: str, system: str):
     result = as_result(result)
     if LABEL_SET not in result.columns:
         raise SchemaError(f"the result has no {LABEL_SET!r} column; evaluate with pdeval.leaderboards first")
     names = result[LABEL_SET].astype(str)
-    if reference not in set(names):
-        raise SchemaError(f"reference label set {reference!r} is not in the result; it has {sorted(set(names))}")
+    if not (names == reference).any():
+        raise SchemaError(f"reference label set {reference!r} is not in the result; it has {sorted(names.unique())}")
     ref = result.loc[names == reference].drop(columns=LABEL_SET)
     est = result.loc[names != reference]
     if est.empty:
@@ -118,12 +119,13 @@ def _split_reference(result: pd.DataFrame, reference: str, system: str):
     return est, ref, by
 
 
-def _check_overlap(est: pd.DataFrame, ref: pd.DataFrame, reference: str, system: str) -> None:
+def check_overlap(est: pd.DataFrame, ref: pd.DataFrame, reference: str, system: str) -> None:
     """Every label set must share at least two systems with the reference: name the sets that
     do not (a correlation of one system, or of none, says nothing)."""
-    ref_systems = set(ref[system].astype(str))
-    shared = est.assign(_s=est[system].astype(str)).groupby(LABEL_SET, observed=True)["_s"].agg(
-        lambda s: len(set(s) & ref_systems))
+    ref_systems = set(ref[system].astype(str).unique())
+    names = est[system].astype(str)
+    shared = names[names.isin(ref_systems)].groupby(est[LABEL_SET], observed=True).nunique()
+    shared = shared.reindex(est[LABEL_SET].unique(), fill_value=0)
     lacking = shared[shared < 2]
     if len(lacking):
         shown = ", ".join(f"{name!r} ({int(n)} shared)" for name, n in lacking.items())
@@ -134,8 +136,9 @@ def _check_overlap(est: pd.DataFrame, ref: pd.DataFrame, reference: str, system:
 
 
 @contract(result=Frame("result", allowed=("label_set",)), reference=Text("a label set name"),
-          methods=ListOf(Choice(*COEFFICIENTS), unique=True), k=ListOf(Integer(1), unique=True),
-          system=Text("a column name"), missing=Choice("warn", "error", renamed={"raise": "error"}))
+          methods=ListOf(METHOD, unique=True), k=ListOf(Integer(1), unique=True),
+          system=Text("a column name"),
+          missing=Choice(*MISSING_POLICIES, renamed={"raise": "error", "default": "fill"}), fill_value=Real())
 def compare_leaderboards(
     result: pd.DataFrame,
     reference: str,
@@ -143,20 +146,22 @@ def compare_leaderboards(
     methods: Union[str, Sequence[str]] = ("tau_b", "tau_ap"),
     k: Union[int, Sequence[int]] = (5, 10),
     system: str = "run",
-    missing: Literal["warn", "error"] = "warn",
+    missing: Literal["warn", "error", "skip", "fill"] = "warn",
+    fill_value: float = 0.0,
 ) -> pd.DataFrame:
     """Compare the system ranking under every label set with the ranking under ``reference``.
 
     ``result`` is a result frame with a ``label_set`` column (:func:`leaderboards`). For each
     measure and label set the per-system means (:func:`pdeval.summarize`) are compared with
     the reference label set's by :func:`pdeval.rank_correlation` (``methods``: ``tau_b``,
-    ``tau_ap`` with the reference as the true ranking, ...) and by top-k overlap:
+    ``tau_ap`` with the reference as the true ranking, ``tau_ap_b``, ``tau_gap``, ...,
+    ``"tau_b@10"`` on the reference's 10 best systems) and by top-k overlap:
 
     ``top@k = |top_k(set) & top_k(reference)| / k``
 
     where ``top_k`` holds the k systems with the highest means, ties at the k-th place broken by
-    the system name (ascending), so the value is deterministic. Systems must be present under
-    both (see ``rank_correlation``'s ``missing``).
+    the system name. Systems under one of the two only follow ``missing`` (as in
+    :func:`pdeval.rank_correlation`; the overlap uses the systems under both).
 
     Parameters
     ----------
@@ -165,13 +170,16 @@ def compare_leaderboards(
     reference : str
         The label set whose ranking is the reference.
     methods : str or list of str, default ('tau_b', 'tau_ap')
-        Coefficients of :func:`pdeval.rank_correlation` (a string or a list).
+        Coefficients of :func:`pdeval.rank_correlation` (a string or a list; ``name@k`` for
+        the reference's k best systems).
     k : int or list of int, default (5, 10)
         The cutoff(s) of the top-k overlap.
     system : str, default 'run'
         The column naming the systems.
-    missing : {'warn', 'error'}, default 'warn'
-        ``"warn"`` or ``"error"`` when a system lacks a mean under one of the two.
+    missing : {'warn', 'error', 'skip', 'fill'}, default 'warn'
+        A system under one of the two only: warn and leave out, raise, leave out, or fill.
+    fill_value : float, default 0.0
+        With ``missing="fill"``, the label set's value of a system it lacks.
 
     Returns
     -------
@@ -190,6 +198,7 @@ def compare_leaderboards(
     --------
     leaderboards : The result frame compared.
     rank_correlation : The coefficients.
+    compare_judges : With intervals and paired comparisons.
 
     Examples
     --------
@@ -204,10 +213,11 @@ def compare_leaderboards(
     1     P@2       llm  tau_ap  -0.25       3
     2     P@2       llm   top@1   0.00       3
     """
-    est, ref, by = _split_reference(result, reference, system)
+    est, ref, by = split_reference(result, reference, system)
     ks = list(k)
-    _check_overlap(est, ref, reference, system)
-    correlations = rank_correlation(est, ref, methods=methods, by=by, system=system, missing=missing)
+    check_overlap(est, ref, reference, system)
+    correlations = rank_correlation(est, ref, methods=methods, by=by, system=system, missing=missing,
+                                    fill_value=fill_value)
     correlations = correlations.drop(columns="reference")
     est_ranks = _ranked_means(est, system, by)
     ref_ranks = _ranked_means(ref, system, [b for b in by if b != LABEL_SET])
@@ -277,7 +287,7 @@ def leaderboard_changes(result: pd.DataFrame, reference: str, *, system: str = "
     1     P@2       llm   b    1.0              0.5     1               2       1
     2     P@2       llm   c    0.0              0.5     3               3       0
     """
-    est, ref, by = _split_reference(result, reference, system)
+    est, ref, by = split_reference(result, reference, system)
     est_ranks = _ranked_means(est, system, by)
     ref_ranks = _ranked_means(ref, system, [b for b in by if b != LABEL_SET])
     both = est_ranks.merge(

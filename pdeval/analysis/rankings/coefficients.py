@@ -1,8 +1,10 @@
-"""Coefficients that compare two system rankings: Kendall's tau, tau_AP, Spearman, Pearson, RMS.
+"""Coefficients that compare two system rankings: Kendall's tau, tau_AP, tau_AP_b, tau_GAP, Spearman, Pearson, RMS.
 
 Array-level statistics (MEASURES.md E8): :func:`kendall_tau` (Kendall 1938, 1945),
-:func:`tau_ap` (Yilmaz, Aslam & Robertson, SIGIR 2008), :func:`spearman`, :func:`pearson`,
-:func:`rms_error`, :func:`correlation` (one of them by name) and :func:`tau_significance`.
+:func:`tau_ap` (Yilmaz, Aslam & Robertson, SIGIR 2008), :func:`tau_ap_b` (Urbano & Marrero,
+ICTIR 2017), :func:`tau_gap` (Gao & Oard, SIGIR 2015), :func:`spearman`, :func:`pearson`,
+:func:`rms_error`, :func:`correlation` (one of them by name, with an optional ``@k`` cutoff)
+and :func:`tau_significance`. :data:`METHOD` is the domain of a method name.
 :mod:`pdeval.analysis.rankings.correlation` applies them to result frames.
 """
 
@@ -13,14 +15,44 @@ from typing import Literal, Sequence, Union
 
 import numpy as np
 
+from pdeval.analysis.rankings.batched import BASE_METHODS, batched, parse_method
+from pdeval.common.domains import Domain, Refused
 from pdeval.errors import PdevalError
 
-__all__ = ["METHODS", "Method", "correlation", "kendall_tau", "pearson", "rms_error", "spearman", "tau_ap", "tau_significance"]
+__all__ = ["METHOD", "METHODS", "Method", "correlation", "kendall_tau", "pearson", "rms_error", "spearman", "tau_ap",
+           "tau_ap_b", "tau_gap", "tau_significance"]
 
-#: the comparison statistics :func:`pdeval.rank_correlation` knows
-METHODS = ("tau_a", "tau_b", "tau_ap", "spearman", "pearson", "rms")
+#: the comparison statistics :func:`pdeval.rank_correlation` knows (each also as ``name@k``)
+METHODS = BASE_METHODS
 
-Method = Literal["tau_a", "tau_b", "tau_ap", "spearman", "pearson", "rms"]
+Method = str
+
+
+class MethodName(Domain):
+    """A coefficient of :data:`METHODS`, optionally with a top-k cutoff: ``"tau_b@10"``."""
+
+    text = "a coefficient of " + ", ".join(repr(m) for m in BASE_METHODS) + " (optionally name@k, as 'tau_b@10')"
+
+    def convert(self, value):
+        if not isinstance(value, str):
+            raise Refused()
+        try:
+            parse_method(value)
+        except PdevalError:
+            hint = " (Kendall's tau-b is 'tau_b', Urbano & Marrero's tauap_b is 'tau_ap_b')" if value.split(
+                "@")[0] in ("kendall", "tauap_b") else ""
+            raise Refused(f"{value!r} is not a known coefficient" + hint) from None
+        return value
+
+    def outside(self) -> list:
+        return ["no such method", "tau_b@0", None, 1.5]
+
+    def example(self) -> str:
+        return "tau_b"
+
+
+#: the domain of one method name
+METHOD = MethodName()
 
 
 # ---------------------------------------------------------------------------------------
@@ -174,11 +206,52 @@ def rms_error(estimate: Sequence[float], reference: Sequence[float]) -> float:
     return float(np.sqrt(np.mean((est - ref) ** 2)))
 
 
+def tau_ap_b(estimate: Sequence[float], reference: Sequence[float]) -> float:
+    """Urbano & Marrero's tau_AP_b, the tie-aware symmetric AP correlation (ICTIR 2017).
+
+    "The treatment of ties in AP correlation" (Urbano & Marrero, ICTIR 2017). For rankings x
+    and y, ``T(x, y)`` walks the systems in the order of ``y``: a system i below the top tie
+    group has ``p_i`` systems strictly above its tie group in ``y``, of which ``c_i`` are also
+    strictly above it in ``x``::
+
+        T(x, y) = 2 / |{i: p_i > 0}| * sum_{i: p_i > 0} c_i / p_i  -  1
+        tau_AP_b = (T(x, y) + T(y, x)) / 2
+
+    (``T`` is 0 when every system is tied in ``y``). Symmetric, unlike :func:`tau_ap`. This is
+    ``tauap_b`` of the TREC Auto-Judge meta-evaluation (``autojudge-evaluate``) and of
+    ``pyircore``. Without ties it is the mean of tau_AP in both directions.
+    """
+    est, ref = _pair_vectors(estimate, reference)
+    return float(batched("tau_ap_b", est[None], ref[None])[0])
+
+
+def tau_gap(estimate: Sequence[float], reference: Sequence[float]) -> float:
+    """tau_GAP, the head-weighted gap-sensitive correlation of Gao & Oard (SIGIR 2015).
+
+    "A Head-Weighted Gap-Sensitive Correlation Coefficient" (Gao & Oard, SIGIR 2015). The
+    systems are walked in the order of ``estimate`` (ties broken by position); for the system
+    at position i, ``G_ji = |ref_j - ref_i|`` over the systems j above it, and ``CG_ji = G_ji``
+    when the reference also ranks j above i (0 otherwise)::
+
+        tau_GAP = 2 / m * sum_i [ sum_{j<i} CG_ji / sum_{j<i} G_ji ]  -  1
+
+    over the m positions whose gap sum is positive (reference-tied pairs weigh nothing).
+    Asymmetric: ``reference`` gives the gaps (the truth), ``estimate`` the order. A swap near
+    the head or across a large gap costs more. NaN when every pair is reference-tied.
+    """
+    est, ref = _pair_vectors(estimate, reference)
+    return float(batched("tau_gap", est[None], ref[None])[0])
+
+
 def correlation(estimate: Sequence[float], reference: Sequence[float], method: Method = "tau_b") -> float:
     """One statistic of :data:`METHODS` between an estimated and a reference score vector.
 
-    The argument order matters only for ``tau_ap`` (``reference`` is the true ranking).
+    The argument order matters for ``tau_ap``, ``tau_gap`` (``reference`` is the true ranking)
+    and for a cutoff ``name@k`` (the k systems the reference ranks highest, ties by position).
     """
+    if "@" in str(method):
+        est, ref = _pair_vectors(estimate, reference)
+        return float(batched(method, est[None], ref[None])[0])
     if method == "tau_a":
         return kendall_tau(estimate, reference, "a")
     if method == "tau_b":
@@ -191,6 +264,8 @@ def correlation(estimate: Sequence[float], reference: Sequence[float], method: M
         return pearson(estimate, reference)
     if method == "rms":
         return rms_error(estimate, reference)
+    if method in ("tau_ap_b", "tau_gap"):
+        return tau_ap_b(estimate, reference) if method == "tau_ap_b" else tau_gap(estimate, reference)
     raise PdevalError(f"unknown comparison method {method!r}; choose from {list(METHODS)}")
 
 

@@ -1,15 +1,18 @@
-"""Rank correlations between system rankings: Kendall tau, tau_AP, Spearman, Pearson, RMS (MEASURES.md E8).
+"""Rank correlations between system rankings: Kendall tau, tau_AP, tau_AP_b, tau_GAP, Spearman, Pearson, RMS (MEASURES.md E8).
 
 A *system ranking* is the vector of per-run means of one measure on one qrels variant.
 The functions here compute those means from a tidy result frame and compare them:
 
 * per-run means come from :func:`pdeval.summarize` (:mod:`pdeval.evaluation.results`);
-* :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, Spearman,
-  Pearson and RMS error between the means of every (measure, variant) group of a result
-  frame and a reference ranking (full judgments, or another measure);
+* :func:`rank_correlation` -- Kendall's tau-a / tau-b, AP correlation tau_AP, tau_AP_b,
+  tau_GAP, Spearman, Pearson and RMS error (each optionally on the reference's k best
+  systems, ``name@k``) between the means of every (measure, variant) group of a result
+  frame and a reference ranking (a result frame, or ``reference_measure``), or per topic;
 * :func:`correlation_table` -- the measure-by-measure table of Sakai (2007), Table 2;
 * array-level statistics :func:`kendall_tau`, :func:`tau_ap`, :func:`spearman`,
-  :func:`pearson`, :func:`rms_error` and :func:`tau_significance`.
+  :func:`pearson`, :func:`rms_error`, :func:`tau_ap_b`, :func:`tau_gap` and :func:`tau_significance`
+  (computed on many rankings at once by :mod:`pdeval.analysis.rankings.batched`; systems on
+  one side only are handled by :mod:`pdeval.analysis.rankings.alignment`).
 
 Vocabulary used by every function of this module and of :mod:`pdeval.analysis.statistics.significance`:
 
@@ -24,13 +27,15 @@ Vocabulary used by every function of this module and of :mod:`pdeval.analysis.st
 
 from __future__ import annotations
 
-import warnings
-from typing import Iterable, Iterator, Literal, Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
+from pdeval.analysis.rankings.alignment import MISSING_POLICIES, MissingPolicy, align_means
+from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import (
+    METHOD,
     METHODS,
     correlation,
     kendall_tau,
@@ -38,10 +43,12 @@ from pdeval.analysis.rankings.coefficients import (
     rms_error,
     spearman,
     tau_ap,
+    tau_ap_b,
+    tau_gap,
     tau_significance,
 )
 from pdeval.common.contract import Boolean, Choice, ListOf, Nullable, Real, Text, contract
-from pdeval.errors import PdevalError, PdevalWarning, SchemaError
+from pdeval.errors import PdevalError, SchemaError
 from pdeval.frames.domains import Frame
 from pdeval.evaluation.results import require_systems, split_keys, summarize
 from pdeval.frames.canonical import as_result, result_keys
@@ -52,6 +59,8 @@ __all__ = [
     "correlation_table",
     "kendall_tau",
     "tau_ap",
+    "tau_ap_b",
+    "tau_gap",
     "spearman",
     "pearson",
     "rms_error",
@@ -59,60 +68,38 @@ __all__ = [
     "tau_significance",
 ]
 
-MissingPolicy = Literal["warn", "error"]
-
-
-# ---------------------------------------------------------------------------------------
-# frames
-# ---------------------------------------------------------------------------------------
-
-
-def _group_items(frame: pd.DataFrame, columns: list[str]) -> Iterator[tuple[tuple, pd.DataFrame]]:
-    if not columns:
-        yield (), frame
-        return
-    for key, part in frame.groupby(columns, dropna=False, sort=True, observed=True):
-        yield (key if isinstance(key, tuple) else (key,)), part
-
-
-class _Missing:
-    """Stands for a NaN key value, so that group keys with NaN hash and compare equal."""
-
-    def __repr__(self) -> str:
-        return "nan"
-
-
-_NA = _Missing()
-
-
-def _norm_key(key: tuple) -> tuple:
-    return tuple(_NA if (np.ndim(v) == 0 and pd.isna(v)) else v for v in key)
+TOPIC = "_topic"  # query_id while the topics are ranking keys (per_topic=True)
 
 
 def _prepare_reference(
     result_means: pd.DataFrame,
-    reference: Union[str, pd.DataFrame],
+    reference: Optional[pd.DataFrame],
+    reference_measure: Optional[str],
     *,
     system: str,
     by_list: list[str],
+    per_topic: bool,
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Split into (estimate means with a ``reference`` measure column, reference means, join keys)."""
     measures = list(pd.unique(result_means["measure"]))
-    if isinstance(reference, str):
-        if reference not in measures:
-            raise SchemaError(
-                f"reference measure {reference!r} is not in the result; its measures are {measures}"
-            )
-        est = result_means[result_means["measure"] != reference].assign(reference=reference)
-        if est.empty:
-            raise SchemaError(f"the result holds only the reference measure {reference!r}: nothing to compare")
-        ref = result_means[result_means["measure"] == reference]
-        return est, ref, list(by_list)
-    if not isinstance(reference, pd.DataFrame):
-        raise SchemaError(
-            f"reference must be a result frame or a measure name, not {type(reference).__name__}"
+    if (reference is None) == (reference_measure is None):
+        raise PdevalError(
+            "rank_correlation(): give the reference ranking either as a result frame (reference=) or as a "
+            "measure of the result (reference_measure=), not " + ("both" if reference is not None else "neither")
         )
+    if reference_measure is not None:
+        if reference_measure not in measures:
+            raise SchemaError(
+                f"reference_measure {reference_measure!r} is not in the result; its measures are {measures}"
+            )
+        est = result_means[result_means["measure"] != reference_measure].assign(reference=reference_measure)
+        if est.empty:
+            raise SchemaError(f"the result holds only the reference measure {reference_measure!r}: nothing to compare")
+        ref = result_means[result_means["measure"] == reference_measure]
+        return est, ref, list(by_list)
     ref_frame = as_result(reference)
+    if per_topic:
+        ref_frame = ref_frame.rename(columns={"query_id": TOPIC})
     ref_keys = result_keys(ref_frame)
     if system not in ref_keys:
         raise SchemaError(f"the reference frame has no system column {system!r}; its key columns are {ref_keys}")
@@ -140,20 +127,62 @@ def _prepare_reference(
     return est, ref, shared
 
 
-@contract(result=Frame("result"), reference=Text("a measure of the result") | Frame("result"),
-          methods=ListOf(Choice(*METHODS), unique=True), by=Nullable(ListOf(Text("a column name"), unique=True)),
+def compared_means(result, reference, reference_measure, *, by, system, per_topic=False):
+    """The per-system means of ``result`` (with the ``reference`` measure column), of the
+    reference, the ranking keys and the keys shared with the reference."""
+    result = as_result(result)
+    if per_topic:
+        if "query_id" not in result.columns:
+            raise SchemaError("per_topic=True needs a per-topic result frame (a query_id column)")
+        result = result.rename(columns={"query_id": TOPIC})
+    by_list, _ = split_keys(result, system=system, by=by)
+    if per_topic:  # the topic is the last key of a ranking
+        by_list = [*[k for k in by_list if k != TOPIC], TOPIC]
+    means = summarize(result, system=system, by=by_list)
+    if not per_topic:
+        require_systems(means, system, by_list, "rank_correlation")
+    est, ref, shared = _prepare_reference(means, reference, reference_measure, system=system, by_list=by_list,
+                                          per_topic=per_topic)
+    return est, ref, by_list, shared
+
+
+def n_runs_of(aligned, methods: list[str]) -> np.ndarray:
+    """The systems each (group, method) statistic uses: all compared, or k of those on both sides."""
+    ks = np.array([parse_method(m)[1] or np.iinfo(np.int64).max for m in methods], dtype=np.int64)
+    n = aligned.mask.sum(axis=1)[:, None]
+    both = (np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)).sum(axis=1)[:, None]
+    return np.where(ks[None, :] < np.iinfo(np.int64).max, np.minimum(both, ks[None, :]), n)
+
+
+def method_rows(keys: pd.DataFrame, values: np.ndarray, n_runs: np.ndarray, methods: list[str]) -> pd.DataFrame:
+    """One row per (group, method) from (groups, methods) arrays."""
+    out = keys.loc[np.repeat(np.arange(len(keys)), len(methods))].reset_index(drop=True)
+    out["method"] = np.tile(np.array(methods, dtype=object), len(keys))
+    out["value"] = values.ravel()
+    out["n_runs"] = n_runs.ravel().astype(np.int64)
+    return out
+
+
+@contract(result=Frame("result"), reference=Nullable(Frame("result")),
+          reference_measure=Nullable(Text("a measure of the result")),
+          methods=ListOf(METHOD, unique=True), by=Nullable(ListOf(Text("a column name"), unique=True)),
           aggregate=Boolean(), alpha=Nullable(Real(0, 1, closed="neither")), system=Text("a column name"),
-          missing=Choice("warn", "error", renamed={"raise": "error"}))
+          missing=Choice(*MISSING_POLICIES, renamed={"raise": "error", "default": "fill"}),
+          fill_value=Real(), per_topic=Boolean(),
+          remedies={"reference": "a result frame; a measure of the result goes to reference_measure="})
 def rank_correlation(
     result: pd.DataFrame,
-    reference: Union[str, pd.DataFrame],
+    reference: Optional[pd.DataFrame] = None,
     *,
+    reference_measure: Optional[str] = None,
     methods: Union[str, Sequence[str]] = ("tau_b",),
     by: Union[None, str, Iterable[str]] = None,
     aggregate: bool = False,
     alpha: Optional[float] = None,
     system: str = "run",
     missing: MissingPolicy = "warn",
+    fill_value: float = 0.0,
+    per_topic: bool = False,
 ) -> pd.DataFrame:
     """Compare the system ranking of every (measure, variant) group with a reference ranking.
 
@@ -162,29 +191,44 @@ def rank_correlation(
     are compared with the *reference* means by each statistic of ``methods``:
 
     ``tau_a``, ``tau_b``
-        Kendall's tau (:func:`kendall_tau`; Buckley & Voorhees 2004, Sakai 2007);
+        Kendall's tau (:func:`kendall_tau`; Buckley & Voorhees 2004, Sakai 2007); ``tau_b``
+        is the ``kendall`` of scipy, pandas and the TREC Auto-Judge meta-evaluation;
     ``tau_ap``
         AP correlation, reference = true ranking (:func:`tau_ap`; Yilmaz, Aslam & Robertson 2008);
+    ``tau_ap_b``
+        the tie-aware symmetric tau_AP_b (:func:`tau_ap_b`; Urbano & Marrero, ICTIR 2017),
+        Auto-Judge's ``tauap_b``;
+    ``tau_gap``
+        head-weighted gap-sensitive tau_GAP, reference = truth (:func:`tau_gap`; Gao & Oard,
+        SIGIR 2015), ties of the estimate broken by system name;
     ``spearman``, ``pearson``
         rank and linear correlation (:func:`spearman`, :func:`pearson`; Yilmaz & Aslam 2008);
     ``rms``
-        ``sqrt(mean_s (est_s - ref_s)^2)`` (:func:`rms_error`; Yilmaz & Aslam 2008).
+        ``sqrt(mean_s (est_s - ref_s)^2)`` (:func:`rms_error`; Yilmaz & Aslam 2008);
+    ``name@k``
+        any of them on the k systems the reference ranks highest among those present on both
+        sides (ties at the k-th place by system name; a system filled in under
+        ``missing="fill"`` is no candidate): ``"tau_b@10"`` is Auto-Judge's ``kendall@10``.
 
-    ``reference`` is either
-
-    * a result frame (e.g. the evaluation on complete judgments). If it holds a single
-      measure, every measure of ``result`` is compared with it; otherwise measures are
-      matched by name. Its variant columns that ``result`` also has in ``by`` are matched
-      (so a per-level reference is compared level by level); any other column must be
-      single-valued. It is averaged per system with :func:`pdeval.summarize`.
-    * a measure name: each other measure of ``result`` is compared with that measure in the
-      same variant group (e.g. ``"AP"`` to correlate bpref with AP on the same reduced qrels).
+    The reference ranking is either ``reference``, a result frame (e.g. the evaluation on
+    complete judgments: if it holds a single measure, every measure of ``result`` is compared
+    with it, otherwise measures are matched by name; its variant columns that ``result`` also
+    has in ``by`` are matched, any other column must be single-valued), or
+    ``reference_measure``, a measure of ``result``: each other measure is compared with it in
+    the same variant group (e.g. ``reference_measure="AP"`` to correlate bpref with AP on the
+    same reduced qrels).
 
     **Alignment.** Systems are aligned by name. Systems present on one side only (or with a
-    NaN mean) are left out of that comparison; with ``missing="warn"`` (default) one
-    :class:`~pdeval.errors.PdevalWarning` gives the counts and first names, with
-    ``missing="error"`` a :class:`~pdeval.errors.SchemaError` is raised. ``n_runs`` reports
-    the number of systems each statistic was computed on.
+    NaN mean) follow ``missing``: ``"warn"`` (default) leaves them out with one
+    :class:`~pdeval.errors.PdevalWarning` giving the counts and first names, ``"skip"`` leaves
+    them out silently, ``"error"`` raises a :class:`~pdeval.errors.SchemaError`, and ``"fill"``
+    gives a reference system the result lacks the value ``fill_value`` (0: Auto-Judge's
+    ``default``) and leaves out result systems the reference lacks. ``n_runs`` reports the
+    number of systems each statistic was computed on.
+
+    ``per_topic=True`` correlates the systems' per-topic values topic by topic (one ranking
+    per ``query_id``, as Auto-Judge's per-topic meta-evaluation): the rows gain a
+    ``query_id`` column.
 
     ``alpha`` adds the normal test of tau (:func:`tau_significance`, Sakai 2007) to the
     ``tau_a`` / ``tau_b`` rows: columns ``p_value``, ``critical`` (the critical ``|tau|``) and
@@ -204,10 +248,13 @@ def rank_correlation(
     ----------
     result : DataFrame
         Result frame (per topic or per run means) of the systems to rank.
-    reference : str or DataFrame
-        The reference ranking: a result frame, or the name of a measure of ``result``.
+    reference : DataFrame, optional
+        The reference ranking as a result frame (or give ``reference_measure``).
+    reference_measure : str, optional
+        The reference ranking as a measure of ``result`` (keyword only).
     methods : str or list of str, default ("tau_b",)
-        The coefficients (:data:`pdeval.analysis.rankings.coefficients.METHODS`).
+        The coefficients (:data:`pdeval.analysis.rankings.coefficients.METHODS`, each
+        optionally with ``@k``).
     by : str or list of str, optional
         Key columns to compare within.
     aggregate : bool, default False
@@ -216,8 +263,12 @@ def rank_correlation(
         With ``aggregate``, the level of the significance counts.
     system : str, default 'run'
         The column naming the systems.
-    missing : {'warn', 'error'}, default 'warn'
+    missing : {'warn', 'error', 'skip', 'fill'}, default 'warn'
         Systems on one side only (see "Alignment" above).
+    fill_value : float, default 0.0
+        With ``missing="fill"``, the value of a reference system the result lacks.
+    per_topic : bool, default False
+        One correlation per topic instead of one of the means.
 
     Returns
     -------
@@ -227,6 +278,7 @@ def rank_correlation(
     See Also
     --------
     correlation_table : Every pair of measures at once.
+    correlation_intervals : The same coefficients with topic-bootstrap intervals.
     reduce : Qrels variants whose rankings are compared.
 
     Examples
@@ -235,80 +287,32 @@ def rank_correlation(
     ...                     "doc_id": ["d1", "d2", "d3", "d1", "d4", "d5", "d6", "d2", "d1"], "score": [3.0, 2.0, 1.0] * 3})
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
     >>> result = pdeval.evaluate(run, qrels, ["AP", "P@2", "RR"])
-    >>> pdeval.rank_correlation(result, "AP", methods=["tau_b", "tau_ap"]).round(3)
+    >>> pdeval.rank_correlation(result, reference_measure="AP", methods=["tau_b", "tau_ap"]).round(3)
       measure reference  method  value  n_runs
     0     P@2        AP   tau_b  0.816       3
     1     P@2        AP  tau_ap  0.750       3
     2      RR        AP   tau_b  0.816       3
     3      RR        AP  tau_ap  0.500       3
     """
-    if isinstance(methods, str):
-        methods = [methods]
-    methods = list(methods)
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise PdevalError(f"unknown comparison method(s) {unknown}; choose from {list(METHODS)}")
-    result = as_result(result)
-    by_list, _ = split_keys(result, system=system, by=by)
+    methods = [methods] if isinstance(methods, str) else list(methods)
+    if aggregate and per_topic:
+        raise PdevalError("rank_correlation(): aggregate=True averages over samples; it does not combine with per_topic")
+    est, ref, by_list, shared = compared_means(result, reference, reference_measure, by=by, system=system,
+                                               per_topic=per_topic)
     if aggregate and "sample" not in by_list:
         raise SchemaError(
             "aggregate=True averages the statistics over the 'sample' column, but the result "
             f"rankings have no 'sample' key (by={by_list})"
         )
-    means = summarize(result, system=system, by=by_list)
-    require_systems(means, system, by_list, "rank_correlation")
-    est, ref, shared = _prepare_reference(means, reference, system=system, by_list=by_list)
-
-    ref_lookup: dict[tuple, pd.Series] = {}
-    for key, part in _group_items(ref, ["measure", *shared]):
-        series = part.set_index(system)["value"]
-        ref_lookup[_norm_key(key)] = series[series.notna()]
-
-    rows = []
-    lost_est: dict[str, int] = {}
-    lost_ref: dict[str, int] = {}
-    shared_pos = [by_list.index(k) for k in shared]
-    for key, part in _group_items(est, ["measure", *by_list]):
-        measure, variant = key[0], key[1:]
-        ref_measure = part["reference"].iloc[0]
-        ref_key = (ref_measure, *[variant[i] for i in shared_pos])
-        ref_series = ref_lookup.get(_norm_key(ref_key))
-        if ref_series is None:
-            raise SchemaError(
-                f"the reference has no values for measure {ref_measure!r}"
-                + (f" and {dict(zip(shared, ref_key[1:]))}" if shared else "")
-            )
-        est_series = part.set_index(system)["value"]
-        est_series = est_series[est_series.notna()]
-        common = est_series.index.intersection(ref_series.index, sort=False)
-        only_est = est_series.index.difference(ref_series.index)
-        only_ref = ref_series.index.difference(est_series.index)
-        if len(only_est) or len(only_ref):
-            where = f"measure {measure!r}" + (f", {dict(zip(by_list, variant))}" if by_list else "")
-            if missing == "error":
-                raise SchemaError(
-                    f"rank_correlation ({where}): {len(only_est)} system(s) of the result lack a "
-                    f"reference value (first: {list(only_est[:3])}) and {len(only_ref)} reference "
-                    f"system(s) lack a result value (first: {list(only_ref[:3])})"
-                )
-            for name in only_est:
-                lost_est[str(name)] = lost_est.get(str(name), 0) + 1
-            for name in only_ref:
-                lost_ref[str(name)] = lost_ref.get(str(name), 0) + 1
-        x = est_series.loc[common].to_numpy(np.float64)
-        y = ref_series.loc[common].to_numpy(np.float64)
-        for method in methods:
-            rows.append((measure, *variant, ref_measure, method, correlation(x, y, method), len(common)))
-    if lost_est or lost_ref:
-        warnings.warn(
-            f"rank_correlation: {len(lost_est)} system(s) of the result had no reference value "
-            f"(first: {sorted(lost_est)[:3]}) and {len(lost_ref)} reference system(s) no result "
-            f"value (first: {sorted(lost_ref)[:3]}); each statistic uses the common systems (see n_runs)",
-            PdevalWarning,
-            stacklevel=2,
-        )
-    out = pd.DataFrame(rows, columns=["measure", *by_list, "reference", "method", "value", "n_runs"])
-    out["n_runs"] = out["n_runs"].astype(np.int64)
+    aligned = align_means(est, ref, system=system, by=by_list, shared=shared, missing=missing,
+                          fill_value=fill_value, where="rank_correlation")
+    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
+    values = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
+    out = method_rows(aligned.keys, values, n_runs_of(aligned, methods), methods)
+    if per_topic:
+        out = out.rename(columns={TOPIC: "query_id"})
+        by_list = ["query_id" if k == TOPIC else k for k in by_list]
+    out = out[["measure", *by_list, "reference", "method", "value", "n_runs"]]
     if alpha is not None:
         out = _with_significance(out, alpha)
     return _aggregate_samples(out, by_list, alpha) if aggregate else out

@@ -23,7 +23,7 @@ from pdeval.analysis.rankings.correlation import (
     tau_ap,
     tau_significance,
 )
-from pdeval.errors import PdevalWarning, SchemaError
+from pdeval.errors import PdevalError, PdevalWarning, SchemaError
 
 TOL = 1e-9
 
@@ -313,7 +313,7 @@ def test_rank_correlation_groups_and_aggregate_over_samples():
 
 def test_rank_correlation_against_a_measure_of_the_same_result():
     result, _, _, truth = reduced_experiment()
-    out = rank_correlation(result, "bpref", methods=["tau_b"])
+    out = rank_correlation(result, reference_measure="bpref", methods=["tau_b"])
     assert set(out["measure"]) == {"infAP"}
     assert set(out["reference"]) == {"bpref"}
     assert np.allclose(out["value"], 1.0)  # both measures got the same means
@@ -349,7 +349,13 @@ def test_rank_correlation_missing_runs_warn_or_raise():
 def test_rank_correlation_errors_name_the_problem():
     result, reference, _, _ = reduced_experiment()
     with pytest.raises(SchemaError, match="nope"):
-        rank_correlation(result, "nope")
+        rank_correlation(result, reference_measure="nope")
+    with pytest.raises(PdevalError, match=r"reference='bpref'.*reference_measure="):
+        rank_correlation(result, "bpref")
+    with pytest.raises(PdevalError, match="reference=.*reference_measure=.*neither"):
+        rank_correlation(result)
+    with pytest.raises(PdevalError, match="not both"):
+        rank_correlation(result, reference, reference_measure="bpref")
     with pytest.raises(SchemaError, match="sample"):
         rank_correlation(result.drop(columns="sample").drop_duplicates(["run", "query_id", "level", "measure"]), reference, aggregate=True)
     with pytest.raises(Exception, match="kendall"):

@@ -1,0 +1,133 @@
+"""Meta-evaluation of automatic judges: leaderboard correlations with intervals, and which judges differ.
+
+:func:`compare_judges` compares the leaderboard under every label set (an LLM judge, say) with
+the leaderboard under a reference label set (the human labels): each coefficient of
+:func:`pdeval.compare_leaderboards` with a topic-bootstrap interval, or -- ``pairs=True`` --
+the paired comparison of every two label sets against the same reference (the difference of
+their coefficients, its interval and p-value), so that a table of many judges can say which
+differences are larger than the sampling error over topics.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence, Union
+
+import pandas as pd
+
+from pdeval.analysis.judges.labels import LABEL_SET
+from pdeval.analysis.judges.leaderboards import check_overlap, split_reference
+from pdeval.analysis.rankings.alignment import MISSING_POLICIES
+from pdeval.analysis.rankings.coefficients import METHOD
+from pdeval.analysis.rankings.intervals import INTERVALS, correlation_intervals
+from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Real, Text, contract
+from pdeval.common.seeds import SEED
+from pdeval.frames.domains import Frame
+
+__all__ = ["compare_judges"]
+
+
+@contract(result=Frame("result", allowed=(LABEL_SET,)), reference=Text("a label set name"),
+          methods=ListOf(METHOD, unique=True), system=Text("a column name"),
+          missing=Choice(*MISSING_POLICIES, renamed={"raise": "error", "default": "fill"}), fill_value=Real(),
+          n_resamples=Integer(2), confidence=Real(0, 1, closed="neither"), interval=Choice(*INTERVALS), seed=SEED,
+          pairs=Boolean())
+def compare_judges(
+    result: pd.DataFrame,
+    reference: str,
+    *,
+    methods: Union[str, Sequence[str]] = ("tau_b", "tau_ap_b"),
+    pairs: bool = False,
+    system: str = "run",
+    missing: Literal["warn", "error", "skip", "fill"] = "warn",
+    fill_value: float = 0.0,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    interval: str = "auto",
+    seed=0,
+) -> pd.DataFrame:
+    """Every label set's leaderboard correlation with the reference's, with intervals, or every two compared.
+
+    ``result`` is a per-topic result frame with a ``label_set`` column
+    (:func:`pdeval.leaderboards`). For each measure and label set, the per-system means are
+    compared with those under the ``reference`` label set by each coefficient of ``methods``
+    (as :func:`pdeval.rank_correlation` computes them: ``tau_b``, ``tau_ap_b``, ``tau_gap``,
+    ``spearman``, ``pearson``, ``tau_ap``, ..., ``name@k`` on the reference's k best
+    systems). The uncertainty comes from resampling the topics ``n_resamples`` times with
+    replacement; on each resample every leaderboard (each label set's and the reference's)
+    is recomputed, and the coefficients from them (Efron & Tibshirani 1993; see
+    :func:`pdeval.correlation_intervals`).
+
+    With ``pairs=True`` every two label sets A, B are compared against the same reference:
+    ``difference = c(A) - c(B)`` with its paired-bootstrap interval and two-sided p-value
+    (:func:`pdeval.correlation_intervals` with ``pairs=True``; the same resamples serve A, B and the reference,
+    which keeps the dependence of two correlations with a shared reference, Steiger 1980).
+    With 33 judges, 528 pairs are tested: correct the p-values for multiplicity before
+    reading them as a ranking of the judges.
+
+    Parameters
+    ----------
+    result : DataFrame
+        A per-topic result frame with a ``label_set`` column.
+    reference : str
+        The label set whose leaderboard is the reference (the human labels).
+    methods : str or list of str, default ('tau_b', 'tau_ap_b')
+        Coefficients of :func:`pdeval.rank_correlation`.
+    pairs : bool, default False
+        One row per pair of label sets instead of one per label set.
+    system : str, default 'run'
+        The column naming the systems.
+    missing : {'warn', 'error', 'skip', 'fill'}, default 'warn'
+        Systems under one of the two label sets only, as in :func:`pdeval.rank_correlation`.
+    fill_value : float, default 0.0
+        With ``missing="fill"``, the value of a reference system a label set lacks.
+    n_resamples : int, default 1000
+        How many times the topics are resampled.
+    confidence : float, default 0.95
+        The intervals' coverage.
+    interval : {'auto', 'percentile', 'bca'}, default 'auto'
+        Percentile or BCa interval; ``"auto"``: BCa for pearson and rms (see
+        :func:`pdeval.correlation_intervals`).
+    seed : int, numpy.random.Generator or None, default 0
+        The resamples' randomness.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pairs=False``: ``measure, label_set, method, value, low, high, n_runs, n_topics``.
+        ``pairs=True``: ``measure, label_set, label_set_other, method, value, value_other,
+        difference, low, high, p_value, n_topics``.
+
+    Raises
+    ------
+    SchemaError
+        No ``label_set`` column, an unknown reference, or a label set sharing fewer than two
+        systems with the reference.
+
+    See Also
+    --------
+    leaderboards : The result frame compared.
+    compare_leaderboards : The coefficients and top-k overlaps without intervals.
+    correlation_intervals : The same on any result frame and reference frame.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> human = pd.DataFrame({"run": np.repeat(list("abcde"), 8), "query_id": np.tile(list("12345678"), 5),
+    ...                       "measure": "AP", "value": (rng.random((5, 8)) + np.arange(5)[:, None] / 5).ravel()})
+    >>> boards = pd.concat([human.assign(label_set="human"),
+    ...                     human.assign(label_set="good", value=human["value"] + rng.normal(0, 0.05, 40)),
+    ...                     human.assign(label_set="poor", value=rng.random(40))])
+    >>> table = pdeval.compare_judges(boards, "human", methods="tau_b", n_resamples=200, seed=0)
+    >>> table[["label_set", "method", "value", "n_runs"]]
+      label_set method  value  n_runs
+    0      good  tau_b    1.0       5
+    1      poor  tau_b    0.0       5
+    >>> pdeval.compare_judges(boards, "human", methods="tau_b", n_resamples=200, seed=0, pairs=True)["difference"]
+    0    1.0
+    Name: difference, dtype: float64
+    """
+    est, ref, by = split_reference(result, reference, system)
+    check_overlap(est, ref, reference, system)
+    options = dict(methods=methods, by=by, system=system, missing=missing, fill_value=fill_value,
+                   n_resamples=n_resamples, confidence=confidence, interval=interval, seed=seed)
+    return correlation_intervals(est, ref, pairs=pairs, **options).drop(columns="reference")
