@@ -244,8 +244,7 @@ def estimate(
     Notes
     -----
     With complete judgments (no unjudged document retrieved) every method returns today's
-    value with an interval of width zero (PPI: when the human labels cover every topic; then
-    ``lam`` is 0 and neither ``automatic`` nor ``strata`` changes the result).
+    value with an interval of width zero (PPI: with human labels on every topic, ``lam`` = 0).
 
     Examples
     --------
