@@ -23,7 +23,8 @@ from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
 from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
-from pdeval.analysis.rankings.resampling import bca_constants, bootstrap_weights, interval_levels, quantiles, replicates, topic_cubes
+from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
+                                                 topic_cubes, topic_strata)
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.frames.domains import Frame
@@ -73,7 +74,7 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
                         by=by_list, shared=shared, system=system)
     both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
     point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
-    weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed))
+    weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed), topic_strata(cubes))
     boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
     smooth = np.array([parse_method(m)[0] in SMOOTH for m in methods])
     use_bca = np.full(len(methods), interval == "bca") | ((interval == "auto") & smooth)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
@@ -27,7 +29,8 @@ from pdeval.analysis.rankings.alignment import Aligned, sorted_names
 from pdeval.analysis.rankings.batched import rows_coefficients
 from pdeval.frames.canonical import as_result
 
-__all__ = ["Cubes", "bca_constants", "bootstrap_weights", "interval_levels", "quantiles", "replicates", "topic_cubes"]
+__all__ = ["Cubes", "bca_constants", "bootstrap_weights", "interval_levels", "quantiles", "replicates", "topic_cubes",
+           "topic_strata"]
 
 
 @dataclass
@@ -67,11 +70,30 @@ def topic_cubes(result: pd.DataFrame, reference: pd.DataFrame, aligned: Aligned,
     return Cubes(topics, est, ref)
 
 
-def bootstrap_weights(n_topics: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(B, T) counts of each topic in each resample of T topics drawn with replacement."""
-    draws = rng.integers(0, n_topics, size=(n_resamples, n_topics))
+def bootstrap_weights(n_topics: int, n_resamples: int, rng: np.random.Generator,
+                      strata: Optional[np.ndarray] = None) -> np.ndarray:
+    """(B, T) counts of each topic in each resample of T topics drawn with replacement; with
+    ``strata`` (a code per topic) each stratum's topics are drawn from that stratum alone, as
+    many as it has (the stratified bootstrap, Efron & Tibshirani 1993, section 6.9)."""
+    if strata is None or len(np.unique(strata)) <= 1:
+        draws = rng.integers(0, n_topics, size=(n_resamples, n_topics))
+    else:
+        order = np.argsort(strata, kind="stable")
+        codes = np.asarray(strata)[order]
+        start = np.searchsorted(codes, codes)  # where each topic's stratum begins (in ``order``)
+        size = np.searchsorted(codes, codes, side="right") - start
+        draws = order[start + rng.integers(0, size, size=(n_resamples, n_topics))]
     flat = (np.arange(n_resamples)[:, None] * n_topics + draws).ravel()
     return np.bincount(flat, minlength=n_resamples * n_topics).reshape(n_resamples, n_topics).astype(np.float64)
+
+
+def topic_strata(cubes: "Cubes") -> np.ndarray:
+    """A code per topic: scored by the compared leaderboards only, the reference only, or both.
+    Leaderboards of different topics (SynDL's automatic labels extend the human ones on other
+    queries) are resampled each within its own topics."""
+    est = np.isfinite(cubes.est).any(axis=(0, 2)) if cubes.est.size else np.zeros(cubes.topics.size, dtype=bool)
+    ref = np.isfinite(cubes.ref).any(axis=(0, 2)) if cubes.ref.size else np.zeros(cubes.topics.size, dtype=bool)
+    return est.astype(np.int64) * 2 + ref.astype(np.int64)
 
 
 def _means(weights: np.ndarray, cube: np.ndarray) -> np.ndarray:

@@ -149,3 +149,22 @@ def test_per_topic_rows_are_keyed_by_query_id():
     one = out[(out.label_set == "a") & (out.query_id == "q3") & (out.method == "tau_b")]["value"].item()
     pick = lambda f: f[f.query_id == "q3"].sort_values("run")["value"].to_numpy()
     assert one == pytest.approx(st.kendalltau(pick(judges[judges.label_set == "a"]), pick(human)).statistic, abs=TOL)
+
+
+def test_leaderboards_of_different_topics_are_resampled_each_within_its_own_topics():
+    """SynDL-like data: the judge scores other topics than the reference. Every resample keeps
+    each side's number of topics (a stratified bootstrap); its replicates are the coefficients of
+    the leaderboards recomputed on the drawn topics of each side."""
+    human, judges = boards(2, topics=12)
+    judges = judges[judges.query_id.isin([f"q{t}" for t in range(5)])]
+    human = human[~human.query_id.isin([f"q{t}" for t in range(5)])]
+    table = bootstrap_table(judges, human, None, methods=["tau_b"], by=None, system="run", missing="warn",
+                            fill_value=0.0, n_resamples=40, interval="percentile", seed=3, where="test")
+    topics = np.array(sorted(set(human.query_id) | set(judges.query_id)), dtype=object)
+    strata = np.isin(topics, judges.query_id.unique()).astype(int)
+    weights = bootstrap_weights(len(topics), 40, np.random.default_rng(3), strata)
+    assert (weights[:, strata == 1].sum(axis=1) == 5).all() and (weights[:, strata == 0].sum(axis=1) == 7).all()
+    for b in range(0, 40, 13):
+        again = pdeval.rank_correlation(resampled(judges, topics, weights[b]), resampled(human, topics, weights[b]),
+                                        methods="tau_b")
+        assert np.allclose(table.boot[:, b, 0], again["value"], atol=TOL, rtol=0), b
