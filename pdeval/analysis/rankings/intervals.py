@@ -13,6 +13,7 @@ Zou 2007).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Union
 
@@ -27,6 +28,7 @@ from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weight
                                                  topic_cubes, topic_strata)
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
+from pdeval.errors import PdevalWarning
 from pdeval.frames.domains import Frame
 
 __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
@@ -245,4 +247,17 @@ def correlation_intervals(
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
     out["n_topics"] = np.int64(table.n_topics)
+    _warn_outside(out["value"].to_numpy(), out["low"].to_numpy(), out["high"].to_numpy(), "correlation_intervals")
     return out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]]
+
+
+def _warn_outside(value: np.ndarray, low: np.ndarray, high: np.ndarray, where: str) -> None:
+    """A counted warning where an interval does not hold its own value: the resampled
+    leaderboards are noisier than the observed ones, so the replicates sit to one side."""
+    outside = np.isfinite(value) & ((value < low) | (value > high))
+    if outside.any():
+        warnings.warn(f"{where}(): {int(outside.sum())} of {int(np.isfinite(value).sum())} intervals do not contain "
+                      "their own value: resampling the topics makes the leaderboards noisier, near-tied systems swap "
+                      "and the coefficient's replicates lie to one side (a biased bootstrap distribution); read such "
+                      "an interval as the coefficient's spread over topic samples, not as a 95 % interval (guide: "
+                      "'LLM judges')", PdevalWarning, stacklevel=4)

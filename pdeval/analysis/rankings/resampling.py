@@ -163,5 +163,11 @@ def interval_levels(point: np.ndarray, boot: np.ndarray, jack: np.ndarray | None
         return base.copy()
     z0, accel = bca_constants(point, boot, jack) if constants is None else constants
     z = ndtri(base)
-    shifted = z0[..., None] + (z0[..., None] + z) / (1.0 - accel[..., None] * (z0[..., None] + z))
-    return np.where(np.isfinite(z0)[..., None], ndtr(shifted), base)
+    denominator = 1.0 - accel[..., None] * (z0[..., None] + z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shifted = z0[..., None] + (z0[..., None] + z) / denominator
+    # BCa's correction is defined where both denominators are positive, and erratic where the
+    # bias correction exceeds the interval's own half-width (the point outside the central
+    # replicates: Efron & Tibshirani 1993, section 14.3): there the percentile levels stand
+    usable = np.isfinite(z0) & (denominator > 0).all(axis=-1) & (np.abs(z0) < z[..., 1])
+    return np.where(usable[..., None], ndtr(shifted), base)
