@@ -76,6 +76,7 @@ PAPERS = {
     "pool_bias_and_budgets": "Losada et al. 2016, 2017; Webber & Park 2009; Lipani et al. 2015",
     "estimates": "Fröbe et al. 2023; prediction-powered inference (Angelopoulos et al. 2023)",
     "ties": "McSherry & Najork 2008 (tied scores)",
+    "llm_judges": "Clarke & Dietz 2024 (LLM judges, meta-evaluation with intervals)",
 }
 
 
@@ -95,6 +96,7 @@ DEFAULT_DATA = {
     "pool_bias_and_budgets": "clef2015, trec-dl21",
     "estimates": "clef2015, trec-dl21, LLMJudge DL 2023",
     "ties": "clef2015, clef2016, clef2018-full, trec-dl21",
+    "llm_judges": "trec-dl21, LLMJudge DL 2023, TREC RAG 2025",
 }
 
 

@@ -40,6 +40,7 @@ EXPECTED = {
     "estimates",
     "pool_bias_and_budgets",
     "ties",
+    "llm_judges",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 
