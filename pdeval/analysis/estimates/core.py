@@ -457,7 +457,7 @@ def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
     calibration topics)."""
     n_rows = len(lists.position)
     base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
-    value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
+    value = resampled_measures.drawn_values(lists, base, parsed)[0]
     effect = isinstance(probabilities, DRAWN)
     chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
     cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
@@ -470,8 +470,7 @@ def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
         drawn = (rng.random((size, int(lists.unjudged.sum())))[:, :, None] >= cumulative).sum(axis=2)
         codes = np.repeat(base, size, axis=0)
         codes[:, lists.unjudged] = drawn
-        for index, measure in enumerate(parsed):
-            out[start:start + size, :, index] = resampled_measures.KERNELS[measure.name](lists, codes, measure)
+        out[start:start + size] = resampled_measures.drawn_values(lists, codes, parsed)
     return out, value
 
 
