@@ -47,7 +47,7 @@ from pdeval.engine.index import index_qrels
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import OverlapError, OverlapWarning, PdevalError, SchemaError, warn
-from pdeval.frames.canonical import as_qrels, as_run, canonicalize
+from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.frames.domains import Frame
 from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.measures import parse_all
@@ -268,9 +268,12 @@ def estimate(
     if method == "labels" and automatic is None:
         raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
                           "callable f(query_ids, doc_ids) returning probabilities per grade)")
-    frame = as_run(run, duplicates=None)
+    # each frame canonicalised once here; the steps below take the canonical frames
+    frame, qrels = as_run(run, duplicates=None), as_qrels(qrels)
     _check_overlap(frame, qrels)
-    auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
+    auto_frame = None
+    if method == "labels" and isinstance(automatic, pd.DataFrame):
+        automatic = auto_frame = automatic_labels(automatic)
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
     cutoffs = [m.cutoff for m in parsed]
     if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
@@ -310,7 +313,7 @@ def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
         raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
     if len(qrels) == 0:
         raise SchemaError("estimate(): the qrels frame has no rows: nothing to estimate")
-    topics = pd.unique(canonicalize(qrels)["query_id"].astype(str))
+    topics = pd.unique(qrels["query_id"].astype(str))
     if not run["query_id"].astype(str).isin(topics).any():
         shown = ", ".join(repr(t) for t in pd.unique(run["query_id"].astype(str))[:3])
         raise OverlapError(f"estimate(): the run and the qrels share no topic (run topics {shown}, ...; qrels topics "
@@ -322,7 +325,7 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
     """The ranked lists with their judged grades (the engine's ranking and judgment index, as
     :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
     labels, each row's automatic label (ABSENT where there is none)."""
-    q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
+    q = qrels  # canonical, of one variant (the contract refused several): its key columns can go
     judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
     unjudged_only = np.setdiff1d(pd.unique(q["query_id"].astype(str)), pd.unique(judged["query_id"].astype(str)))
     unjudged_only = unjudged_only[np.isin(unjudged_only, pd.unique(run["query_id"].astype(str)))]
@@ -332,11 +335,10 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
              "prior can be learnt from them (evaluate scores them with R = 0)", OverlapWarning)
     stacked = judged.assign(label_set="human")
     if automatic is not None:
-        auto = automatic_labels(automatic)
-        auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
+        auto = automatic.loc[(automatic["relevance"] >= 0) & automatic["query_id"].isin(pd.unique(judged["query_id"]))]
         stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
                             ignore_index=True)
-    judgments = index_qrels(stacked)
+    judgments = index_qrels(stacked, canonical=True)
     variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
     ranked = RankedRun.build(run, judgments, by=[], score_precision=score_precision,
                              depth=depth)
@@ -391,7 +393,7 @@ def _unjudged_rows(lists, keys) -> tuple[np.ndarray, np.ndarray]:
 
 def _unique_prior(run, qrels, lists, keys, options) -> UnitEffect:
     """The ``"unique"`` prior of the unjudged rows: their pool shares and the usable units' factors."""
-    factors = unique_priors.unit_factors(run, as_qrels(qrels), lists.grades, **options)
+    factors = unique_priors.unit_factors(run, qrels, lists.grades, **options)
     list_of_row, run_of_row = _unjudged_rows(lists, keys)
     pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row])
     every_list = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
@@ -437,7 +439,7 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
     list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
     pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
     if method == "labels":
-        return label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+        return label_priors.calibrated_priors(qrels, automatic, lists.grades,
                                               auto_level[unjudged], pool, smoothing=smoothing)
     if prior == "pool":
         return pool

@@ -382,3 +382,51 @@ def test_a_topic_with_only_unjudged_rows_is_left_out_with_a_warning():
     with pytest.warns(OverlapWarning, match=r"1 topic\(s\) of the run have qrels rows but no judged document .*'3'"):
         got = pdeval.estimate(run, qrels, "P@2", n_resamples=10, progress=False)
     assert set(got["query_id"]) == {"1"}
+
+
+CANONICALISING = ("canonicalize", "as_run", "as_qrels")
+
+
+def canonical_entries(call) -> dict:
+    """How often ``call()`` enters each canonicalising function of pdeval.frames.canonical, from
+    any pdeval module (those that imported the function by name included)."""
+    import sys
+    from unittest import mock
+
+    import pdeval.analysis.estimates.core  # noqa: F401  (loaded before the patching: public names load lazily)
+    from pdeval.frames import canonical
+
+    counts = {name: 0 for name in CANONICALISING}
+    patches = []
+    for name in CANONICALISING:
+        original = getattr(canonical, name)
+
+        def counted(*args, _name=name, _original=original, **kwargs):
+            counts[_name] += 1
+            return _original(*args, **kwargs)
+
+        for module in [m for key, m in sys.modules.items() if key.startswith("pdeval") and m is not None]:
+            if getattr(module, name, None) is original:
+                patches.append(mock.patch.object(module, name, counted))
+    for patch in patches:
+        patch.start()
+    try:
+        call()
+    finally:
+        for patch in patches:
+            patch.stop()
+    return counts
+
+
+@pytest.mark.parametrize("options", [{}, {"prior": "unique", "pool_depth": 5}, {"method": "labels"}])
+def test_estimate_canonicalises_each_frame_once(options):
+    run, qrels = collection(3)
+    frames = 2
+    if options.get("method") == "labels":
+        options = {**options, "automatic": qrels.assign(relevance=1)}
+        frames = 3
+    counts = canonical_entries(lambda: pdeval.estimate(run, qrels, ["AP", "nDCG@5"], n_resamples=5, seed=0,
+                                                       progress=False, **options))
+    # one as_run (the run) and one as_qrels per qrels frame, each canonicalizing its frame once
+    # (before: 4 canonicalize / 1 as_run / 2 as_qrels; unique 5/1/3; labels 7/1/5)
+    assert counts == {"canonicalize": frames, "as_run": 1, "as_qrels": frames - 1}, counts
