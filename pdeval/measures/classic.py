@@ -175,7 +175,8 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
     rank = seg.rank_at(at)
     if cutoff is not None:
         at, rank = at[rank <= cutoff], rank[rank <= cutoff]
-    return seg.sum_at(at, gain[at] / np.log2(rank + 1.0))
+    log = np.log2(np.arange(2, int(rank.max(initial=0)) + 2, dtype=np.float64))  # log2(r + 1), once per rank
+    return seg.sum_at(at, gain[at] / log[rank - 1])
 
 
 def ndcg_trec(seg: Segments, *, cutoff: Optional[int], gains: Optional[Mapping[int, float]],

@@ -458,21 +458,24 @@ def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
     unit per run; :class:`~pdeval.analysis.estimates.label_priors.CalibrationEffect`: one resample of the
     calibration topics)."""
     n_rows = len(lists.position)
-    base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
-    value = resampled_measures.drawn_values(lists, base, parsed)[0]
+    value = resampled_measures.drawn_values(lists, np.maximum(lists.codes, 0)[None, :], parsed)[0]
     effect = isinstance(probabilities, DRAWN)
+    # the chunks (and so the random stream) are those of every row, whichever lists are recomputed
     chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
     cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
     starts = range(0, n_resamples, chunk)
-    out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
+    out = np.repeat(value[None, :, :], n_resamples, axis=0)  # a list without unjudged rows keeps today's value
+    varying = lists.drawn()
+    drawn_lists = lists.take(varying)  # its unjudged rows are those of ``lists``, in the same order
+    base = np.maximum(drawn_lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
     for start in progress_bar(starts, enabled=progress, total=len(starts), desc="estimate"):
         size = min(chunk, n_resamples - start)
         if effect:
             cumulative = np.cumsum(probabilities.draw(size, rng), axis=2)[:, :, :-1]
         drawn = (rng.random((size, int(lists.unjudged.sum())))[:, :, None] >= cumulative).sum(axis=2)
         codes = np.repeat(base, size, axis=0)
-        codes[:, lists.unjudged] = drawn
-        out[start:start + size] = resampled_measures.drawn_values(lists, codes, parsed)
+        codes[:, drawn_lists.unjudged] = drawn
+        out[start:start + size, varying] = resampled_measures.drawn_values(drawn_lists, codes, parsed)
     return out, value
 
 

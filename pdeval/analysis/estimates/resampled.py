@@ -53,6 +53,22 @@ class DrawnLists:
     def within(self, cutoff: Optional[int]) -> np.ndarray:
         return np.ones(len(self.position), bool) if cutoff is None else self.position < cutoff
 
+    @property
+    def list_of_row(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.topic_of_list)), np.diff(self.offsets))
+
+    def drawn(self) -> np.ndarray:
+        """The lists with an unjudged row: only their values vary over the draws."""
+        return np.add.reduceat(self.unjudged, self.offsets[:-1]) > 0 if len(self.codes) else np.zeros(0, bool)
+
+    def take(self, keep: np.ndarray) -> "DrawnLists":
+        """The lists where ``keep`` holds (their unjudged rows in the same order)."""
+        rows = keep[self.list_of_row]
+        lengths = np.diff(self.offsets)[keep]
+        return DrawnLists(offsets=np.r_[0, np.cumsum(lengths)], position=self.position[rows],
+                          topic_of_list=self.topic_of_list[keep], codes=self.codes[rows], grades=self.grades,
+                          topic_counts=self.topic_counts)
+
 
 class DrawnQrels:
     """The judgments each (draw, list) segment sees: the topic's judged documents per grade
@@ -97,7 +113,7 @@ def _drawn_counts(lists: DrawnLists, codes: np.ndarray, cutoff: Optional[int]) -
     up to ``cutoff``."""
     n_draws, n_lists, n_grades = len(codes), len(lists.topic_of_list), len(lists.grades)
     drawn = lists.unjudged & lists.within(cutoff)
-    list_of_row = np.repeat(np.arange(n_lists), np.diff(lists.offsets))[drawn]
+    list_of_row = lists.list_of_row[drawn]
     entry = (np.arange(n_draws)[:, None] * n_lists + list_of_row[None, :]) * n_grades + codes[:, drawn]
     counts = np.bincount(entry.reshape(-1), minlength=n_draws * n_lists * n_grades).reshape(-1, n_grades)
     return counts + np.tile(lists.topic_counts[lists.topic_of_list].astype(np.int64), (n_draws, 1))
@@ -111,9 +127,12 @@ def drawn_values(lists: DrawnLists, codes: np.ndarray, measures: list[Measure]) 
     offsets = (lists.offsets[:-1][None, :] + n_rows * np.arange(n_draws)[:, None]).reshape(-1)
     base = DrawnSegments(lists.grades[codes].reshape(-1), np.append(offsets, n_draws * n_rows),
                          np.arange(n_draws * n_lists), None)
+    base.rank = np.tile(lists.position + 1, n_draws)  # the rows' derived arrays, shared by the measures' views
+    base.segment_of_row = np.repeat(np.arange(n_draws * n_lists, dtype=np.int32 if n_draws * n_lists < 2**31 else
+                                              np.int64), np.tile(np.diff(lists.offsets), n_draws))
     out = np.empty((n_draws, n_lists, len(measures)))
     for index, measure in enumerate(measures):  # the few measures asked; never the draws
-        seg = copy.copy(base)  # the rows' derived arrays are shared; R and the ideal list are the measure's
+        seg = copy.copy(base)  # R and the ideal list are the measure's
         seg.qrels = DrawnQrels(_drawn_counts(lists, codes, measure.cutoff), lists.grades)
         values = measure.compute(seg).reshape(n_draws, n_lists)
         out[:, :, index] = np.where(np.isnan(values), 0.0, values)
