@@ -44,6 +44,7 @@ from pdeval.common.contract import (
 from pdeval.common.progress import PROGRESS, Progress, progress_bar
 from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.engine.index import index_qrels
+from pdeval.engine.options import OPTION_DOMAINS, TieOrder
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import OverlapError, OverlapWarning, PdevalError, SchemaError, warn
@@ -52,6 +53,7 @@ from pdeval.frames.domains import Frame
 from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.measures import parse_all
 from pdeval.measures.domains import Measures
+from pdeval.measures.ties import check_ties
 
 Method = Literal["bootstrap", "labels", "ppi"]
 #: ``strata=``: a mapping query_id -> stratum (a dict or a Series) or a callable query_id -> stratum
@@ -88,6 +90,7 @@ CHUNK_CELLS = 1 << 22
     progress=PROGRESS,
     score_precision=Choice("float64", "float32"),
     depth=Nullable(Integer(1)),
+    ties=OPTION_DOMAINS["ties"],
     modes={
         "window": ("method", ("bootstrap", "labels")),
         "pooled": ("method", ("bootstrap",)),
@@ -96,6 +99,7 @@ CHUNK_CELLS = 1 << 22
         "automatic": ("method", ("labels", "ppi")),
         "smoothing": ("method", ("labels",)),
         "n_resamples": ("method", ("bootstrap", "labels")),
+        "ties": ("method", ("bootstrap", "labels")),
         "baseline": ("method", ("ppi",)),
         "tuned": ("method", ("ppi",)),
         "strata": ("method", ("ppi",)),
@@ -126,6 +130,7 @@ def estimate(
     progress: Progress = None,
     score_precision: Literal["float64", "float32"] = "float64",
     depth: Optional[int] = None,
+    ties: TieOrder = "trec",
 ) -> pd.DataFrame:
     """Best estimates, with intervals, of the scores the runs would get if their unjudged
     documents were judged.
@@ -208,6 +213,13 @@ def estimate(
         notebook (:mod:`pdeval.common.progress`).
     {score_precision}
     {depth}
+    {ties}
+        The draws take the order too: with ``'optimistic'`` / ``'pessimistic'`` each draw's
+        tied documents are ordered by their judged or drawn grades, best / worst first;
+        with ``'expected'`` the measures' expected values over the tied orders are drawn,
+        and a cut ``@k`` reads every run of tied scores that starts above it (its drawn
+        documents count in R and the ideal list). With complete judgments the estimate is
+        :func:`pdeval.evaluate`'s value under the same ``ties``.
 
     Returns
     -------
@@ -264,6 +276,7 @@ def estimate(
         return ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
     for measure in parsed:
         resampled_measures.check_supported(measure)
+    check_ties(parsed, ties)
     unique = _unique_options(prior, pooled, pool_depth, group)
     if method == "labels" and automatic is None:
         raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
@@ -274,7 +287,7 @@ def estimate(
     auto_frame = None
     if method == "labels" and isinstance(automatic, pd.DataFrame):
         automatic = auto_frame = automatic_labels(automatic)
-    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
+    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth, ties)
     cutoffs = [m.cutoff for m in parsed]
     if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
         if None not in cutoffs:
@@ -321,7 +334,7 @@ def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
 
 
 # ---- layout --------------------------------------------------------------------------------
-def _lay_out(run, qrels, automatic, score_precision, depth):
+def _lay_out(run, qrels, automatic, score_precision, depth, ties="trec"):
     """The ranked lists with their judged grades (the engine's ranking and judgment index, as
     :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
     labels, each row's automatic label (ABSENT where there is none)."""
@@ -341,7 +354,7 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
     judgments = index_qrels(stacked, canonical=True)
     variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
     ranked = RankedRun.build(run, judgments, by=[], score_precision=score_precision,
-                             depth=depth)
+                             depth=depth, ties=ties != "trec")
     _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
     if len(group) == 0:
         raise SchemaError("no topic of the run has a judged document in the qrels: nothing to estimate")
@@ -356,7 +369,7 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
                                        judged_topic, ranked.n_topics, len(grades))
     lists = resampled_measures.DrawnLists(
         offsets=offsets, position=np.arange(len(code)) - offsets[list_of_row], topic_of_list=topic_of_list,
-        codes=code, grades=grades, topic_counts=counts,
+        codes=code, grades=grades, topic_counts=counts, tie_mode=ties, ties=None if ties == "trec" else seg.ties,
     )
     keys = pd.DataFrame({"run": ranked.systems["run"].to_numpy()[group // ranked.n_topics],
                          "query_id": np.asarray(judgments.topics)[topic_of_list]})
@@ -372,13 +385,14 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
 
 def _cut(lists, probabilities, depth):
     """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
-    keep = lists.position < depth
+    keep = lists.within(depth)  # with ties="expected", whole runs of tied scores
     lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
     offsets = np.r_[0, np.cumsum(lengths)]
     kept_unjudged = keep[lists.unjudged]
     cut = resampled_measures.DrawnLists(
         offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
-        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
+        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts, tie_mode=lists.tie_mode,
+        ties=None if lists.ties is None else lists.ties[keep],
     )
     kept = probabilities.take(kept_unjudged) if isinstance(probabilities, DRAWN) else probabilities[kept_unjudged]
     return cut, kept

@@ -26,6 +26,7 @@ from typing import Optional
 
 import numpy as np
 
+from pdeval.engine.ranking import tie_order
 from pdeval.engine.segments import Segments, gain_of
 from pdeval.errors import MeasureError
 from pdeval.measures import Measure
@@ -45,13 +46,23 @@ class DrawnLists:
     codes: np.ndarray  # (n_rows,) index of each row's judged grade in ``grades``; -1: unjudged (drawn)
     grades: np.ndarray  # (n_grades,) the judged levels of the collection, ascending, >= 0
     topic_counts: np.ndarray  # (n_topics x n_grades) judged documents per grade
+    #: the engine option ``ties`` and, unless ``"trec"``, per row the first and last rank of its run of
+    #: tied scores (:attr:`pdeval.engine.segments.Segments.ties`)
+    tie_mode: str = "trec"
+    ties: Optional[np.ndarray] = None
 
     @property
     def unjudged(self) -> np.ndarray:
         return self.codes < 0
 
     def within(self, cutoff: Optional[int]) -> np.ndarray:
-        return np.ones(len(self.position), bool) if cutoff is None else self.position < cutoff
+        """The rows a measure cut at ``cutoff`` reads: its first ``cutoff`` rows, and with
+        ``ties="expected"`` every row of a run of tied scores that starts above the cut."""
+        if cutoff is None:
+            return np.ones(len(self.position), bool)
+        if self.tie_mode == "expected":
+            return self.ties[:, 0] <= cutoff
+        return self.position < cutoff
 
     @property
     def list_of_row(self) -> np.ndarray:
@@ -67,7 +78,8 @@ class DrawnLists:
         lengths = np.diff(self.offsets)[keep]
         return DrawnLists(offsets=np.r_[0, np.cumsum(lengths)], position=self.position[rows],
                           topic_of_list=self.topic_of_list[keep], codes=self.codes[rows], grades=self.grades,
-                          topic_counts=self.topic_counts)
+                          topic_counts=self.topic_counts, tie_mode=self.tie_mode,
+                          ties=None if self.ties is None else self.ties[rows])
 
 
 class DrawnQrels:
@@ -108,13 +120,16 @@ class DrawnSegments(Segments):
         return Segments(rel, offsets, self.topic, self.qrels)
 
 
-def _drawn_counts(lists: DrawnLists, codes: np.ndarray, cutoff: Optional[int]) -> np.ndarray:
+def _drawn_counts(lists: DrawnLists, codes: np.ndarray, unjudged: np.ndarray, cutoff: Optional[int]) -> np.ndarray:
     """(draws * lists x grades): the judged counts of each list's topic plus its drawn grades
-    up to ``cutoff``."""
+    (``unjudged``: draws x rows) up to ``cutoff``."""
     n_draws, n_lists, n_grades = len(codes), len(lists.topic_of_list), len(lists.grades)
-    drawn = lists.unjudged & lists.within(cutoff)
-    list_of_row = lists.list_of_row[drawn]
-    entry = (np.arange(n_draws)[:, None] * n_lists + list_of_row[None, :]) * n_grades + codes[:, drawn]
+    if unjudged.shape[0] == 1:  # the same rows drawn in every draw
+        drawn = unjudged[0] & lists.within(cutoff)
+        entry = (np.arange(n_draws)[:, None] * n_lists + lists.list_of_row[drawn][None, :]) * n_grades + codes[:, drawn]
+    else:  # reordered within tied scores: each draw its own rows
+        draw, row = np.nonzero(unjudged & lists.within(cutoff)[None, :])
+        entry = (draw * n_lists + lists.list_of_row[row]) * n_grades + codes[draw, row]
     counts = np.bincount(entry.reshape(-1), minlength=n_draws * n_lists * n_grades).reshape(-1, n_grades)
     return counts + np.tile(lists.topic_counts[lists.topic_of_list].astype(np.int64), (n_draws, 1))
 
@@ -124,16 +139,23 @@ def drawn_values(lists: DrawnLists, codes: np.ndarray, measures: list[Measure]) 
     ``codes`` (draws x rows), 0 where a measure is undefined (as :func:`pdeval.evaluate`)."""
     n_draws, n_rows = codes.shape
     n_lists = len(lists.topic_of_list)
-    offsets = (lists.offsets[:-1][None, :] + n_rows * np.arange(n_draws)[:, None]).reshape(-1)
-    base = DrawnSegments(lists.grades[codes].reshape(-1), np.append(offsets, n_draws * n_rows),
-                         np.arange(n_draws * n_lists), None)
+    offsets = np.append((lists.offsets[:-1][None, :] + n_rows * np.arange(n_draws)[:, None]).reshape(-1),
+                        n_draws * n_rows)
+    ties = None if lists.ties is None else np.tile(lists.ties, (n_draws, 1))
+    unjudged = lists.unjudged[None, :]
+    if lists.tie_mode in ("optimistic", "pessimistic"):  # each draw's tied rows in its best / worst order
+        moved, _ = tie_order(offsets, ties, codes.reshape(-1), lists.tie_mode == "optimistic")
+        codes = codes.reshape(-1)[moved].reshape(n_draws, n_rows)
+        unjudged = np.tile(lists.unjudged, n_draws)[moved].reshape(n_draws, n_rows)
+    base = DrawnSegments(lists.grades[codes].reshape(-1), offsets, np.arange(n_draws * n_lists), None, ties=ties,
+                         tie_mode=lists.tie_mode)
     base.rank = np.tile(lists.position + 1, n_draws)  # the rows' derived arrays, shared by the measures' views
     base.segment_of_row = np.repeat(np.arange(n_draws * n_lists, dtype=np.int32 if n_draws * n_lists < 2**31 else
                                               np.int64), np.tile(np.diff(lists.offsets), n_draws))
     out = np.empty((n_draws, n_lists, len(measures)))
     for index, measure in enumerate(measures):  # the few measures asked; never the draws
         seg = copy.copy(base)  # R and the ideal list are the measure's
-        seg.qrels = DrawnQrels(_drawn_counts(lists, codes, measure.cutoff), lists.grades)
+        seg.qrels = DrawnQrels(_drawn_counts(lists, codes, unjudged, measure.cutoff), lists.grades)
         values = measure.compute(seg).reshape(n_draws, n_lists)
         out[:, :, index] = np.where(np.isnan(values), 0.0, values)
     return out

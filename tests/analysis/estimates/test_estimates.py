@@ -430,3 +430,26 @@ def test_estimate_canonicalises_each_frame_once(options):
     # one as_run (the run) and one as_qrels per qrels frame, each canonicalizing its frame once
     # (before: 4 canonicalize / 1 as_run / 2 as_qrels; unique 5/1/3; labels 7/1/5)
     assert counts == {"canonicalize": frames, "as_run": 1, "as_qrels": frames - 1}, counts
+
+
+@pytest.mark.parametrize("ties", ["trec", "expected", "optimistic", "pessimistic"])
+def test_estimate_with_complete_judgments_is_evaluate_under_the_same_ties(ties):
+    run, qrels = collection(4)
+    run["score"] = np.floor(run["score"] / 3.0)  # runs of tied scores, some across the cutoffs
+    full = completed(run, qrels)
+    got = pdeval.estimate(run, full, MEASURES, n_resamples=5, seed=0, ties=ties, progress=False)
+    expected = pdeval.evaluate(run, full, MEASURES, ties=ties)
+    merged = got.merge(expected, on=["run", "query_id", "measure"], suffixes=("", "_engine"))
+    assert len(merged) == len(got) == len(expected)
+    for column in ("value", "estimate", "low", "high"):
+        np.testing.assert_allclose(merged[column], merged["value_engine"], rtol=0, atol=1e-12, err_msg=column)
+
+
+def test_estimate_ties_reorder_each_draw():
+    run, qrels = collection(5)
+    run["score"] = np.floor(run["score"] / 4.0)
+    low = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=50, seed=1, ties="pessimistic", progress=False)
+    high = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=50, seed=1, ties="optimistic", progress=False)
+    mid = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=50, seed=1, ties="expected", progress=False)
+    assert (low["estimate"] <= mid["estimate"] + 1e-12).all() and (mid["estimate"] <= high["estimate"] + 1e-12).all()
+    assert (low["estimate"] < high["estimate"]).any()
