@@ -173,7 +173,8 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
     """Σ gain(r) / log2(r + 1) over the rows with a nonzero gain, ranks up to the cutoff."""
     at = np.flatnonzero(gain)
     rank = seg.rank_at(at)
-    if cutoff is not None:
+    top = int(rank.max(initial=0))
+    if cutoff is not None and top > cutoff:
         at, rank = at[rank <= cutoff], rank[rank <= cutoff]
     log = np.log2(np.arange(2, int(rank.max(initial=0)) + 2, dtype=np.float64))  # log2(r + 1), once per rank
     return seg.sum_at(at, gain[at] / log[rank - 1])

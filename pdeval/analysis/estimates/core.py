@@ -385,7 +385,8 @@ def _lay_out(run, qrels, automatic, score_precision, depth, ties="trec"):
 
 def _cut(lists, probabilities, depth):
     """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
-    keep = lists.within(depth)  # with ties="expected", whole runs of tied scores
+    # under ties other than trec's, whole runs of tied scores (an order may bring any row above the cut)
+    keep = lists.position < depth if lists.ties is None else lists.ties[:, 0] <= depth
     lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
     offsets = np.r_[0, np.cumsum(lengths)]
     kept_unjudged = keep[lists.unjudged]

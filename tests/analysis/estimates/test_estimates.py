@@ -453,3 +453,13 @@ def test_estimate_ties_reorder_each_draw():
     mid = pdeval.estimate(run, qrels, ["P@5", "nDCG@5"], n_resamples=50, seed=1, ties="expected", progress=False)
     assert (low["estimate"] <= mid["estimate"] + 1e-12).all() and (mid["estimate"] <= high["estimate"] + 1e-12).all()
     assert (low["estimate"] < high["estimate"]).any()
+
+
+@pytest.mark.parametrize("ties", ["trec", "expected", "optimistic", "pessimistic"])
+def test_estimate_ties_keep_whole_runs_across_the_cut(ties):
+    run = pd.DataFrame({"run": "r", "query_id": "1", "doc_id": list("abcd"), "score": [2.0, 1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": list("abcd"), "relevance": [0, 1, 0, 2]})
+    measures = ["P@2", "R@2", "AP@2", "RR@2", "nDCG@2", "RBP@2"]
+    got = pdeval.estimate(run, qrels, measures, n_resamples=3, ties=ties, progress=False).set_index("measure")
+    expected = pdeval.evaluate(run, qrels, measures, ties=ties).set_index("measure")["value"]
+    np.testing.assert_allclose(got.loc[expected.index, "estimate"], expected, rtol=0, atol=1e-12)
