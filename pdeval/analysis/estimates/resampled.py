@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 import numpy as np
@@ -64,7 +65,7 @@ class DrawnLists:
             return self.ties[:, 0] <= cutoff
         return self.position < cutoff
 
-    @property
+    @cached_property
     def list_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.topic_of_list)), np.diff(self.offsets))
 
@@ -150,12 +151,14 @@ def drawn_values(lists: DrawnLists, codes: np.ndarray, measures: list[Measure]) 
     base = DrawnSegments(lists.grades[codes].reshape(-1), offsets, np.arange(n_draws * n_lists), None, ties=ties,
                          tie_mode=lists.tie_mode)
     base.rank = np.tile(lists.position + 1, n_draws)  # the rows' derived arrays, shared by the measures' views
-    base.segment_of_row = np.repeat(np.arange(n_draws * n_lists, dtype=np.int32 if n_draws * n_lists < 2**31 else
-                                              np.int64), np.tile(np.diff(lists.offsets), n_draws))
+    base.segment_of_row = np.repeat(np.arange(n_draws * n_lists, dtype=np.intp), np.tile(np.diff(lists.offsets), n_draws))
     out = np.empty((n_draws, n_lists, len(measures)))
+    judged = {}  # the judgments the segments see, per cutoff
     for index, measure in enumerate(measures):  # the few measures asked; never the draws
+        if measure.cutoff not in judged:
+            judged[measure.cutoff] = DrawnQrels(_drawn_counts(lists, codes, unjudged, measure.cutoff), lists.grades)
         seg = copy.copy(base)  # R and the ideal list are the measure's
-        seg.qrels = DrawnQrels(_drawn_counts(lists, codes, unjudged, measure.cutoff), lists.grades)
+        seg.qrels = judged[measure.cutoff]
         values = measure.compute(seg).reshape(n_draws, n_lists)
         out[:, :, index] = np.where(np.isnan(values), 0.0, values)
     return out
