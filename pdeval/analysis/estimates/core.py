@@ -281,28 +281,34 @@ def estimate(
     if method == "labels" and automatic is None:
         raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
                           "callable f(query_ids, doc_ids) returning probabilities per grade)")
-    # each frame canonicalised once here; the steps below take the canonical frames
-    frame, qrels = as_run(run, duplicates=None), as_qrels(qrels)
+    frame, qrels = as_run(run, duplicates=None), as_qrels(qrels)  # once: the steps below take canonical frames
     _check_overlap(frame, qrels)
     auto_frame = None
     if method == "labels" and isinstance(automatic, pd.DataFrame):
         automatic = auto_frame = automatic_labels(automatic)
+    lists, keys, probabilities = _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window,
+                                                   smoothing, unique, score_precision, depth, ties)
+    rng = generator(seed)
+    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
+    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+
+
+def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window, smoothing, unique,
+                      score_precision, depth, ties):
+    """The ranked lists (cut at the largest cutoff), their keys and the priors of their unjudged rows."""
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth, ties)
     cutoffs = [m.cutoff for m in parsed]
     if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
         if None not in cutoffs:
             lists, _ = _cut(lists, np.zeros((int(lists.unjudged.sum()), 0)), max(cutoffs))
-        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
+        return lists, keys, _called_priors(automatic, frame, lists, keys, score_precision, depth)
+    if unique is not None:
+        probabilities = _unique_prior(frame, qrels, lists, keys, unique)
     else:
-        if unique is not None:
-            probabilities = _unique_prior(frame, qrels, lists, keys, unique)
-        else:
-            probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
-        if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
-            lists, probabilities = _cut(lists, probabilities, max(cutoffs))
-    rng = generator(seed)
-    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+        probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    return lists, keys, probabilities
 
 
 def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:
