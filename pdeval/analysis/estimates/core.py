@@ -90,7 +90,7 @@ CHUNK_CELLS = 1 << 22
     progress=PROGRESS,
     score_precision=Choice("float64", "float32"),
     depth=Nullable(Integer(1)),
-    ties=OPTION_DOMAINS["ties"],
+    ties=Choice(*sorted(OPTION_DOMAINS["ties"].values, key=lambda v: v == "trec")),  # the default last
     modes={
         "window": ("method", ("bootstrap", "labels")),
         "pooled": ("method", ("bootstrap",)),
@@ -213,13 +213,11 @@ def estimate(
         notebook (:mod:`pdeval.common.progress`).
     {score_precision}
     {depth}
-    {ties}
-        The draws take the order too: with ``'optimistic'`` / ``'pessimistic'`` each draw's
-        tied documents are ordered by their judged or drawn grades, best / worst first;
-        with ``'expected'`` the measures' expected values over the tied orders are drawn,
-        and a cut ``@k`` reads every run of tied scores that starts above it (its drawn
-        documents count in R and the ideal list). With complete judgments the estimate is
-        :func:`pdeval.evaluate`'s value under the same ``ties``.
+    ties : {'trec', 'expected', 'optimistic', 'pessimistic'}, default 'trec'
+        The order of tied scores, as for :func:`pdeval.evaluate`, in every draw: ``'optimistic'`` /
+        ``'pessimistic'`` order each draw's tied documents by their grades, best / worst first;
+        ``'expected'`` draws the expected values over the tied orders. A cut ``@k`` then reads every
+        run of tied scores that starts above it. With complete judgments: evaluate's value.
 
     Returns
     -------
