@@ -175,8 +175,8 @@ def _trec_dcg(seg: Segments, gain: np.ndarray, cutoff: Optional[int]) -> np.ndar
         # most rows count: every row at once (a row of gain 0 adds +0.0, so the sums are the same numbers)
         rank = seg.rank
         top = int(rank.max(initial=0))
-        log = np.log2(np.arange(2, top + 2, dtype=np.float64))  # log2(r + 1), once per rank
-        value = gain / log[rank - 1]
+        log = np.log2(np.arange(1, top + 2, dtype=np.float64))  # log[r] = log2(r + 1), once per rank
+        value = gain / log[rank]
         if cutoff is not None and top > cutoff:
             value = np.where(rank <= cutoff, value, 0.0)
         return np.bincount(seg.segment_of_row, weights=value, minlength=seg.n_segments)

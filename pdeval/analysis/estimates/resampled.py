@@ -69,6 +69,14 @@ class DrawnLists:
     def list_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.topic_of_list)), np.diff(self.offsets))
 
+    def tiled(self, n_draws: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rank and the segment of every row of ``n_draws`` copies of the lists (kept for the next chunk)."""
+        if getattr(self, "_tiled", (None,))[0] != n_draws:
+            self._tiled = (n_draws, np.tile(self.position + 1, n_draws),
+                           np.repeat(np.arange(n_draws * len(self.topic_of_list), dtype=np.intp),
+                                     np.tile(np.diff(self.offsets), n_draws)))
+        return self._tiled[1], self._tiled[2]
+
     def drawn(self) -> np.ndarray:
         """The lists with an unjudged row: only their values vary over the draws."""
         return np.add.reduceat(self.unjudged, self.offsets[:-1]) > 0 if len(self.codes) else np.zeros(0, bool)
@@ -104,7 +112,13 @@ class DrawnQrels:
 
 class DrawnSegments(Segments):
     """One segment per (draw, list); its qrels entry is its own row of a :class:`DrawnQrels`,
-    and its ideal list is built from those counts, cut at the measure's depth."""
+    and its ideal list is built from those counts, cut at the measure's depth. ``codes``: each
+    row's index in the levels ``qrels.levels`` (its gain is read from a table of the levels)."""
+
+    codes: Optional[np.ndarray] = None
+
+    def gain(self, gains=None) -> np.ndarray:
+        return gain_of(self.qrels.levels, gains)[self.codes]
 
     def ideal(self, gains=None, depth: Optional[int] = None, order: str = "exact") -> Segments:
         gain = gain_of(self.qrels.levels, gains)
@@ -150,8 +164,8 @@ def drawn_values(lists: DrawnLists, codes: np.ndarray, measures: list[Measure]) 
         unjudged = np.tile(lists.unjudged, n_draws)[moved].reshape(n_draws, n_rows)
     base = DrawnSegments(lists.grades[codes].reshape(-1), offsets, np.arange(n_draws * n_lists), None, ties=ties,
                          tie_mode=lists.tie_mode)
-    base.rank = np.tile(lists.position + 1, n_draws)  # the rows' derived arrays, shared by the measures' views
-    base.segment_of_row = np.repeat(np.arange(n_draws * n_lists, dtype=np.intp), np.tile(np.diff(lists.offsets), n_draws))
+    base.codes = codes.reshape(-1)
+    base.rank, base.segment_of_row = lists.tiled(n_draws)  # the rows' derived arrays, shared by the measures' views
     out = np.empty((n_draws, n_lists, len(measures)))
     judged = {}  # the judgments the segments see, per cutoff
     for index, measure in enumerate(measures):  # the few measures asked; never the draws
