@@ -44,16 +44,16 @@ from pdeval.common.contract import (
 from pdeval.common.progress import PROGRESS, Progress, progress_bar
 from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.engine.index import index_qrels
-from pdeval.engine.options import OPTION_DOMAINS, TieOrder
+from pdeval.engine.options import OPTION_DOMAINS, EngineOptions, TieOrder
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import OverlapError, OverlapWarning, PdevalError, SchemaError, warn
+from pdeval.evaluation.core import check_ties
 from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.frames.domains import Frame
 from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.measures import parse_all
 from pdeval.measures.domains import Measures
-from pdeval.measures.ties import check_ties
 
 Method = Literal["bootstrap", "labels", "ppi"]
 #: ``strata=``: a mapping query_id -> stratum (a dict or a Series) or a callable query_id -> stratum
@@ -274,7 +274,7 @@ def estimate(
         return ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
     for measure in parsed:
         resampled_measures.check_supported(measure)
-    check_ties(parsed, ties)
+    check_ties(parsed, EngineOptions(depth=depth, ties=ties))  # as evaluate: no depth cut under other orders
     unique = _unique_options(prior, pooled, pool_depth, group)
     if method == "labels" and automatic is None:
         raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "

@@ -463,3 +463,6 @@ def test_estimate_ties_keep_whole_runs_across_the_cut(ties):
     got = pdeval.estimate(run, qrels, measures, n_resamples=3, ties=ties, progress=False).set_index("measure")
     expected = pdeval.evaluate(run, qrels, measures, ties=ties).set_index("measure")["value"]
     np.testing.assert_allclose(got.loc[expected.index, "estimate"], expected, rtol=0, atol=1e-12)
+    if ties != "trec":  # a depth cut in trec_eval's order would fix which tied documents are kept, as in evaluate
+        with pytest.raises(PdevalError, match="cannot be combined with"):
+            pdeval.estimate(run, qrels, measures, n_resamples=3, ties=ties, depth=2, progress=False)
