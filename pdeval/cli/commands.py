@@ -354,11 +354,11 @@ def _add_estimates(table, args: argparse.Namespace, qrels, measures: list) -> No
     from pdeval.analysis.estimates.core import estimate
     from pdeval.sources.io import read_run
 
-    if args.bounds or args.judged_only or args.complete or args.ties != "trec":
-        raise PdevalError("--estimate goes without --bounds, -J, -c and --ties (its label draws use trec_eval's order)")
+    if args.bounds or args.judged_only or args.complete:
+        raise PdevalError("--estimate goes without --bounds, -J and -c (it estimates the values of complete judgments)")
     run = read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from)
     options = dict(method=args.estimate, n_resamples=args.resamples, seed=args.seed, progress=False,
-                   score_precision="float32" if args.float32 else "float64", depth=args.depth)
+                   score_precision="float32" if args.float32 else "float64", depth=args.depth, ties=args.ties)
     topics = estimate(run, qrels, measures, **options)
     runs = estimate(run, qrels, measures, per="run", **options).assign(query_id="all")
     found = pd.concat([topics, runs], ignore_index=True).set_index(["run", "measure", "query_id"])

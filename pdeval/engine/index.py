@@ -218,9 +218,13 @@ def sampling_columns(
 
 
 def index_qrels(
-    qrels: pd.DataFrame, *, duplicates: DuplicatePolicy = "error", variants: Optional[Sequence[str]] = None
+    qrels: pd.DataFrame, *, duplicates: DuplicatePolicy = "error", variants: Optional[Sequence[str]] = None,
+    canonical: bool = False,
 ) -> JudgmentIndex:
-    """The qrels validated (:func:`pdeval.frames.canonical.as_qrels`) and indexed for evaluation."""
-    qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
+    """The qrels validated (:func:`pdeval.frames.canonical.as_qrels`) and indexed for evaluation;
+    ``canonical=True``: the caller has validated them already (an entry point canonicalises each
+    frame once and passes the canonical frame down)."""
+    if not canonical:
+        qrels = as_qrels(qrels, duplicates=None, variants=variants)  # duplicates: JudgmentIndex.build
     require_rows(qrels, "qrels")
     return JudgmentIndex.build(qrels, duplicates)

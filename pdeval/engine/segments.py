@@ -256,6 +256,8 @@ class Segments:
             return self.rank
         if self.ranks is not None:
             return self.ranks[at]
+        if "rank" in self.__dict__:  # the ranks of every row are at hand: one gather
+            return self.rank[at]
         return at - self.offsets[self.segment_of(at)] + 1
 
     def count_above(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:

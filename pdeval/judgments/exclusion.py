@@ -41,7 +41,7 @@ def exclude_runs(
     *,
     depth: int = 1000,
     min_share: float = 0.95,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> pd.DataFrame:
     """Apply the run exclusion rules of Buckley & Voorhees 2004 / Ahlgren & Grönqvist 2008 (E7).
 
     With ``T`` the qrels topics, ``M = depth`` and ``ret_s(t) = min(M, documents of s for
@@ -68,9 +68,10 @@ def exclude_runs(
 
     Returns
     -------
-    tuple of DataFrame
-        ``(kept, excluded)``: the canonical run frame restricted to the kept runs, and a frame
-        ``run, rule, detail`` with one row per rule an excluded run broke.
+    DataFrame
+        The canonical run frame restricted to the kept runs. ``result.attrs["excluded"]`` says
+        why the others went: columns ``run, rule, detail`` (a mapping column -> list, one entry
+        per rule an excluded run broke; ``pd.DataFrame(result.attrs["excluded"])`` is the frame).
 
     Raises
     ------
@@ -88,10 +89,10 @@ def exclude_runs(
     ...                     "query_id": ["q1", "q1", "q2", "q2", "q1"],
     ...                     "doc_id": ["d1", "d2", "d1", "d2", "d1"], "score": [2.0, 1.0, 2.0, 1.0, 1.0]})
     >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d1"], "relevance": [1, 1]})
-    >>> kept, excluded = pdeval.exclude_runs(run, qrels, depth=2)
+    >>> kept = pdeval.exclude_runs(run, qrels, depth=2)
     >>> kept["run"].unique().tolist()
     ['full']
-    >>> excluded[["run", "rule"]]
+    >>> pd.DataFrame(kept.attrs["excluded"])[["run", "rule"]]
         run               rule
     0  short  too_few_documents
     1  short        empty_topic
@@ -128,7 +129,9 @@ def exclude_runs(
     excluded = pd.DataFrame(records, columns=["run", "rule", "detail"])
     excluded_names = set(excluded["run"])
     kept = r.loc[~r["run"].isin(excluded_names)].reset_index(drop=True)
-    return kept, excluded
+    # the reasons as plain lists: a frame in attrs would break pandas' concat and merge of the result
+    kept.attrs["excluded"] = {column: excluded[column].tolist() for column in excluded.columns}
+    return kept
 
 
 @contract(

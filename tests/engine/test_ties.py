@@ -267,9 +267,13 @@ def test_cli_takes_ties(tmp_path, capsys):
         rows = json.loads(capsys.readouterr().out)
         values[ties] = [row["value"] for row in rows if row["query_id"] == "all"][0]
     assert values == {"trec": 0.5, "expected": pytest.approx(1 / 3), "optimistic": 0.5, "pessimistic": 0.0}
-    assert main(["eval", "-m", "P.2", "--ties", "expected", "--estimate", "bootstrap",
-                 str(tmp_path / "qrels"), str(tmp_path / "run")]) == 2
-    assert "--ties" in capsys.readouterr().err
+    # --estimate draws under the same order; with every document judged it is the value
+    (tmp_path / "complete").write_text("1 0 a 0\n1 0 b 1\n1 0 c 0\n1 0 d 1\n")
+    for ties, value in values.items():
+        assert main(["eval", "-m", "P.2", "--ties", ties, "--estimate", "bootstrap", "--resamples", "5",
+                     "--format", "json", str(tmp_path / "complete"), str(tmp_path / "run")]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        assert [row["estimate"] for row in rows if row["query_id"] == "all"][0] == value, ties
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

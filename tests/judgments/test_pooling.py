@@ -109,7 +109,9 @@ def test_exclude_runs_rules():
     capped = [1200] * 25 + [700] * 25  # 47,500 rows, only 42,500 counted (max 1000 per topic)
     run = pd.concat([run_rows("exact", exact), run_rows("short", short), run_rows("empty", empty),
                      run_rows("capped", capped)], ignore_index=True)
-    kept, excluded = exclude_runs(run, qrels)
+    kept = exclude_runs(run, qrels)
+    excluded = pd.DataFrame(kept.attrs["excluded"])
+    assert isinstance(kept, pd.DataFrame)
     assert set(kept.run) == {"exact"}
     assert len(kept) == 47_500
     assert list(excluded.columns) == ["run", "rule", "detail"]
@@ -120,8 +122,8 @@ def test_exclude_runs_rules():
     assert "450" in excluded.set_index("run").loc["empty", "detail"]
     # a run that misses topics entirely breaks both rules
     tiny = run_rows("tiny", [10] * 3 + [0] * 47)
-    _, excluded = exclude_runs(tiny, qrels)
-    assert sorted(excluded.rule) == ["empty_topic", "too_few_documents"]
+    excluded = exclude_runs(tiny, qrels).attrs["excluded"]
+    assert sorted(excluded["rule"]) == ["empty_topic", "too_few_documents"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,8 +229,10 @@ def test_pool_takes_one_depth_as_pool_depth_and_a_grid_as_pool_depths():
 
 
 def test_exclude_runs_calls_the_cut_depth():
-    kept, _ = exclude_runs(RUNS, QSTAR, depth=2, min_share=0.5)
+    kept = exclude_runs(RUNS, QSTAR, depth=2, min_share=0.5)
     assert set(kept["run"]) == set(RUNS["run"])
+    assert kept.attrs["excluded"] == {"run": [], "rule": [], "detail": []}
+    assert len(pd.concat([kept, kept])) == 2 * len(kept)  # the attrs never stop pandas combining the result
     with pytest.raises(PdevalError, match=r"exclude_runs\(\): the parameter 'max_docs' is now called 'depth'"):
         exclude_runs(RUNS, QSTAR, max_docs=2)
     with pytest.raises(PdevalError, match=r"min_share=1.5 is not a finite number >= 0 and <= 1"):

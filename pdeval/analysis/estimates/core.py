@@ -44,10 +44,12 @@ from pdeval.common.contract import (
 from pdeval.common.progress import PROGRESS, Progress, progress_bar
 from pdeval.common.seeds import SEED, Seed, generator
 from pdeval.engine.index import index_qrels
+from pdeval.engine.options import OPTION_DOMAINS, EngineOptions, TieOrder
 from pdeval.engine.ranked import RankedRun, layout
 from pdeval.engine.ranking import rank_run
 from pdeval.errors import OverlapError, OverlapWarning, PdevalError, SchemaError, warn
-from pdeval.frames.canonical import as_qrels, as_run, canonicalize
+from pdeval.evaluation.core import check_ties
+from pdeval.frames.canonical import as_qrels, as_run
 from pdeval.frames.domains import Frame
 from pdeval.judgments.domains import GROUP, POOL_DEPTH, POOLED
 from pdeval.measures import parse_all
@@ -88,6 +90,7 @@ CHUNK_CELLS = 1 << 22
     progress=PROGRESS,
     score_precision=Choice("float64", "float32"),
     depth=Nullable(Integer(1)),
+    ties=Choice(*sorted(OPTION_DOMAINS["ties"].values, key=lambda v: v == "trec")),  # the default last
     modes={
         "window": ("method", ("bootstrap", "labels")),
         "pooled": ("method", ("bootstrap",)),
@@ -96,6 +99,7 @@ CHUNK_CELLS = 1 << 22
         "automatic": ("method", ("labels", "ppi")),
         "smoothing": ("method", ("labels",)),
         "n_resamples": ("method", ("bootstrap", "labels")),
+        "ties": ("method", ("bootstrap", "labels")),
         "baseline": ("method", ("ppi",)),
         "tuned": ("method", ("ppi",)),
         "strata": ("method", ("ppi",)),
@@ -126,6 +130,7 @@ def estimate(
     progress: Progress = None,
     score_precision: Literal["float64", "float32"] = "float64",
     depth: Optional[int] = None,
+    ties: TieOrder = "trec",
 ) -> pd.DataFrame:
     """Best estimates, with intervals, of the scores the runs would get if their unjudged
     documents were judged.
@@ -208,6 +213,11 @@ def estimate(
         notebook (:mod:`pdeval.common.progress`).
     {score_precision}
     {depth}
+    ties : {'trec', 'expected', 'optimistic', 'pessimistic'}, default 'trec'
+        The order of tied scores, as for :func:`pdeval.evaluate`, in every draw: ``'optimistic'`` /
+        ``'pessimistic'`` order each draw's tied documents by their grades, best / worst first;
+        ``'expected'`` draws the expected values over the tied orders. A cut ``@k`` then reads every
+        run of tied scores that starts above it. With complete judgments: evaluate's value.
 
     Returns
     -------
@@ -264,29 +274,39 @@ def estimate(
         return ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, strata, score_precision, depth)
     for measure in parsed:
         resampled_measures.check_supported(measure)
+    check_ties(parsed, EngineOptions(depth=depth, ties=ties))  # as evaluate: no depth cut under other orders
     unique = _unique_options(prior, pooled, pool_depth, group)
     if method == "labels" and automatic is None:
         raise PdevalError("estimate(): method='labels' needs automatic= (a qrels frame of automatic labels, or a "
                           "callable f(query_ids, doc_ids) returning probabilities per grade)")
-    frame = as_run(run, duplicates=None)
+    frame, qrels = as_run(run, duplicates=None), as_qrels(qrels)  # once: the steps below take canonical frames
     _check_overlap(frame, qrels)
-    auto_frame = automatic if method == "labels" and isinstance(automatic, pd.DataFrame) else None
-    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth)
+    auto_frame = None
+    if method == "labels" and isinstance(automatic, pd.DataFrame):
+        automatic = auto_frame = automatic_labels(automatic)
+    lists, keys, probabilities = _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window,
+                                                   smoothing, unique, score_precision, depth, ties)
+    rng = generator(seed)
+    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
+    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+
+
+def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window, smoothing, unique,
+                      score_precision, depth, ties):
+    """The ranked lists (cut at the largest cutoff), their keys and the priors of their unjudged rows."""
+    lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth, ties)
     cutoffs = [m.cutoff for m in parsed]
     if method == "labels" and auto_frame is None:  # the callable is asked only about the rows drawn
         if None not in cutoffs:
             lists, _ = _cut(lists, np.zeros((int(lists.unjudged.sum()), 0)), max(cutoffs))
-        probabilities = _called_priors(automatic, frame, lists, keys, score_precision, depth)
+        return lists, keys, _called_priors(automatic, frame, lists, keys, score_precision, depth)
+    if unique is not None:
+        probabilities = _unique_prior(frame, qrels, lists, keys, unique)
     else:
-        if unique is not None:
-            probabilities = _unique_prior(frame, qrels, lists, keys, unique)
-        else:
-            probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
-        if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
-            lists, probabilities = _cut(lists, probabilities, max(cutoffs))
-    rng = generator(seed)
-    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+        probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+    if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
+        lists, probabilities = _cut(lists, probabilities, max(cutoffs))
+    return lists, keys, probabilities
 
 
 def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:
@@ -310,7 +330,7 @@ def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
         raise SchemaError("estimate(): the run frame has no rows: nothing to estimate")
     if len(qrels) == 0:
         raise SchemaError("estimate(): the qrels frame has no rows: nothing to estimate")
-    topics = pd.unique(canonicalize(qrels)["query_id"].astype(str))
+    topics = pd.unique(qrels["query_id"].astype(str))
     if not run["query_id"].astype(str).isin(topics).any():
         shown = ", ".join(repr(t) for t in pd.unique(run["query_id"].astype(str))[:3])
         raise OverlapError(f"estimate(): the run and the qrels share no topic (run topics {shown}, ...; qrels topics "
@@ -318,11 +338,11 @@ def _check_overlap(run: pd.DataFrame, qrels: pd.DataFrame) -> None:
 
 
 # ---- layout --------------------------------------------------------------------------------
-def _lay_out(run, qrels, automatic, score_precision, depth):
+def _lay_out(run, qrels, automatic, score_precision, depth, ties="trec"):
     """The ranked lists with their judged grades (the engine's ranking and judgment index, as
     :func:`pdeval.evaluate` builds them), their keys (run, query_id) and, given automatic
     labels, each row's automatic label (ABSENT where there is none)."""
-    q = as_qrels(qrels)  # of one variant (the contract refused several): its key columns can go
+    q = qrels  # canonical, of one variant (the contract refused several): its key columns can go
     judged = q.loc[q["relevance"] >= 0, ["query_id", "doc_id", "relevance"]]
     unjudged_only = np.setdiff1d(pd.unique(q["query_id"].astype(str)), pd.unique(judged["query_id"].astype(str)))
     unjudged_only = unjudged_only[np.isin(unjudged_only, pd.unique(run["query_id"].astype(str)))]
@@ -332,14 +352,13 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
              "prior can be learnt from them (evaluate scores them with R = 0)", OverlapWarning)
     stacked = judged.assign(label_set="human")
     if automatic is not None:
-        auto = automatic_labels(automatic)
-        auto = auto.loc[(auto["relevance"] >= 0) & auto["query_id"].isin(pd.unique(judged["query_id"]))]
+        auto = automatic.loc[(automatic["relevance"] >= 0) & automatic["query_id"].isin(pd.unique(judged["query_id"]))]
         stacked = pd.concat([stacked, auto[["query_id", "doc_id", "relevance"]].assign(label_set="automatic")],
                             ignore_index=True)
-    judgments = index_qrels(stacked)
+    judgments = index_qrels(stacked, canonical=True)
     variant_of = {name: i for i, name in enumerate(judgments.variants["label_set"])}
     ranked = RankedRun.build(run, judgments, by=[], score_precision=score_precision,
-                             depth=depth)
+                             depth=depth, ties=ties != "trec")
     _, group, seg = layout(ranked, judgments, np.array([variant_of["human"]]), False, False)
     if len(group) == 0:
         raise SchemaError("no topic of the run has a judged document in the qrels: nothing to estimate")
@@ -354,7 +373,7 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
                                        judged_topic, ranked.n_topics, len(grades))
     lists = resampled_measures.DrawnLists(
         offsets=offsets, position=np.arange(len(code)) - offsets[list_of_row], topic_of_list=topic_of_list,
-        codes=code, grades=grades, topic_counts=counts,
+        codes=code, grades=grades, topic_counts=counts, tie_mode=ties, ties=None if ties == "trec" else seg.ties,
     )
     keys = pd.DataFrame({"run": ranked.systems["run"].to_numpy()[group // ranked.n_topics],
                          "query_id": np.asarray(judgments.topics)[topic_of_list]})
@@ -370,13 +389,15 @@ def _lay_out(run, qrels, automatic, score_precision, depth):
 
 def _cut(lists, probabilities, depth):
     """The lists cut at ``depth`` rows, with the probabilities of the unjudged rows kept."""
-    keep = lists.position < depth
+    # under ties other than trec's, whole runs of tied scores (an order may bring any row above the cut)
+    keep = lists.position < depth if lists.ties is None else lists.ties[:, 0] <= depth
     lengths = np.add.reduceat(keep.astype(np.int64), lists.offsets[:-1])
     offsets = np.r_[0, np.cumsum(lengths)]
     kept_unjudged = keep[lists.unjudged]
     cut = resampled_measures.DrawnLists(
         offsets=offsets, position=lists.position[keep], topic_of_list=lists.topic_of_list,
-        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts,
+        codes=lists.codes[keep], grades=lists.grades, topic_counts=lists.topic_counts, tie_mode=lists.tie_mode,
+        ties=None if lists.ties is None else lists.ties[keep],
     )
     kept = probabilities.take(kept_unjudged) if isinstance(probabilities, DRAWN) else probabilities[kept_unjudged]
     return cut, kept
@@ -391,7 +412,7 @@ def _unjudged_rows(lists, keys) -> tuple[np.ndarray, np.ndarray]:
 
 def _unique_prior(run, qrels, lists, keys, options) -> UnitEffect:
     """The ``"unique"`` prior of the unjudged rows: their pool shares and the usable units' factors."""
-    factors = unique_priors.unit_factors(run, as_qrels(qrels), lists.grades, **options)
+    factors = unique_priors.unit_factors(run, qrels, lists.grades, **options)
     list_of_row, run_of_row = _unjudged_rows(lists, keys)
     pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row])
     every_list = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
@@ -437,7 +458,7 @@ def _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothin
     list_of_row = np.repeat(np.arange(len(lists.topic_of_list)), np.diff(lists.offsets))
     pool = label_priors.pool_priors(lists.topic_counts, lists.topic_of_list[list_of_row][unjudged])
     if method == "labels":
-        return label_priors.calibrated_priors(as_qrels(qrels), as_qrels(automatic), lists.grades,
+        return label_priors.calibrated_priors(qrels, automatic, lists.grades,
                                               auto_level[unjudged], pool, smoothing=smoothing)
     if prior == "pool":
         return pool
@@ -456,22 +477,24 @@ def _draw_values(lists, probabilities, parsed, n_resamples, rng, progress):
     unit per run; :class:`~pdeval.analysis.estimates.label_priors.CalibrationEffect`: one resample of the
     calibration topics)."""
     n_rows = len(lists.position)
-    base = np.maximum(lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
-    value = np.stack([resampled_measures.KERNELS[m.name](lists, base, m)[0] for m in parsed], axis=-1)
+    value = resampled_measures.drawn_values(lists, np.maximum(lists.codes, 0)[None, :], parsed)[0]
     effect = isinstance(probabilities, DRAWN)
+    # the chunks (and so the random stream) are those of every row, whichever lists are recomputed
     chunk = max(1, CHUNK_CELLS // (max(n_rows, 1) * (len(lists.grades) if effect else 1)))
     cumulative = None if effect else np.cumsum(probabilities, axis=1)[None, :, :-1]
     starts = range(0, n_resamples, chunk)
-    out = np.empty((n_resamples, len(lists.topic_of_list), len(parsed)))
+    out = np.repeat(value[None, :, :], n_resamples, axis=0)  # a list without unjudged rows keeps today's value
+    varying = lists.drawn()
+    drawn_lists = lists.take(varying)  # its unjudged rows are those of ``lists``, in the same order
+    base = np.maximum(drawn_lists.codes, 0)[None, :]  # unjudged rows as grade 0 (nonrelevant): today's value
     for start in progress_bar(starts, enabled=progress, total=len(starts), desc="estimate"):
         size = min(chunk, n_resamples - start)
         if effect:
             cumulative = np.cumsum(probabilities.draw(size, rng), axis=2)[:, :, :-1]
         drawn = (rng.random((size, int(lists.unjudged.sum())))[:, :, None] >= cumulative).sum(axis=2)
         codes = np.repeat(base, size, axis=0)
-        codes[:, lists.unjudged] = drawn
-        for index, measure in enumerate(parsed):
-            out[start:start + size, :, index] = resampled_measures.KERNELS[measure.name](lists, codes, measure)
+        codes[:, drawn_lists.unjudged] = drawn
+        out[start:start + size, varying] = resampled_measures.drawn_values(drawn_lists, codes, parsed)
     return out, value
 
 
