@@ -166,18 +166,17 @@ def correlation_intervals(
 ) -> pd.DataFrame:
     """Leaderboard correlations of :func:`pdeval.rank_correlation` with topic-bootstrap intervals, or two compared.
 
-    The coefficients are those of :func:`pdeval.rank_correlation`. Their sampling error
-    comes from ``n_resamples`` resamples of the topics with replacement: on each, both
-    leaderboards (the group's and the reference's means over the drawn topics) and the
-    coefficient are recomputed (Efron & Tibshirani, *An Introduction to the Bootstrap*,
-    1993). ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987; acceleration from the
-    leave-one-topic-out jackknife) or ``"auto"``: BCa for ``pearson`` and ``rms`` (smooth in
-    the means), percentile for the rank coefficients, the choice that reached the nominal
-    coverage in the simulation of the user guide ("LLM judges"). ``pairs=True`` compares every two groups A, B sharing the measure and the
-    reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
-    resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the
-    dependence of Steiger 1980, Zou 2007) and ``p_value``, the smallest ``1 - confidence``
-    at which that interval excludes 0 (correct for multiplicity: ``adjust_pvalues``).
+    The coefficients are those of :func:`pdeval.rank_correlation`; their sampling error comes from ``n_resamples``
+    resamples of the topics with replacement (each side's own topics where the leaderboards have different ones):
+    on each, both leaderboards and the coefficient are recomputed (Efron & Tibshirani, *An Introduction to the
+    Bootstrap*, 1993). ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987; jackknife acceleration; where BCa is
+    undefined or erratic, the percentile levels) or ``"auto"``: BCa for ``pearson`` and ``rms``, percentile for the
+    rank coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges"); an
+    interval that misses its own value is counted in a warning. ``pairs=True`` compares every two groups A, B
+    sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
+    resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
+    Zou 2007) and ``p_value``, the smallest ``1 - confidence`` at which that interval excludes 0 (correct for
+    multiplicity: ``adjust_pvalues``).
 
     Parameters
     ----------
@@ -247,17 +246,19 @@ def correlation_intervals(
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
     out["n_topics"] = np.int64(table.n_topics)
-    _warn_outside(out["value"].to_numpy(), out["low"].to_numpy(), out["high"].to_numpy(), "correlation_intervals")
-    return out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]]
+    return _warn_outside(out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]],
+                         "correlation_intervals")
 
 
-def _warn_outside(value: np.ndarray, low: np.ndarray, high: np.ndarray, where: str) -> None:
-    """A counted warning where an interval does not hold its own value: the resampled
+def _warn_outside(out: pd.DataFrame, where: str) -> pd.DataFrame:
+    """``out``, with a counted warning where an interval does not hold its own value: the resampled
     leaderboards are noisier than the observed ones, so the replicates sit to one side."""
-    outside = np.isfinite(value) & ((value < low) | (value > high))
+    value = out["value"].to_numpy()
+    outside = np.isfinite(value) & ((value < out["low"].to_numpy()) | (value > out["high"].to_numpy()))
     if outside.any():
         warnings.warn(f"{where}(): {int(outside.sum())} of {int(np.isfinite(value).sum())} intervals do not contain "
                       "their own value: resampling the topics makes the leaderboards noisier, near-tied systems swap "
                       "and the coefficient's replicates lie to one side (a biased bootstrap distribution); read such "
                       "an interval as the coefficient's spread over topic samples, not as a 95 % interval (guide: "
                       "'LLM judges')", PdevalWarning, stacklevel=4)
+    return out
