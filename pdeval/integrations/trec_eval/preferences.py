@@ -265,22 +265,17 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
 
 def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Row-wise sums of ``values`` (runs x items) over items grouped by the sorted ``group``, in
-    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) go through
-    one sparse product, exact in floating point."""
+    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) are added
+    as integers, exact."""
     values = np.asarray(values)
-    total = np.zeros((values.shape[0], n_groups))
-    if values.dtype.kind in "bui" and values.shape[1]:
-        from scipy import sparse
-
-        indicator = sparse.csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))),
-                                      shape=(n_groups, len(group)))
-        return np.asarray((indicator @ values.T.astype(np.float64)).T)
+    counts = values.dtype.kind in "bui"
+    total = np.zeros((values.shape[0], n_groups), dtype=np.int64 if counts else np.float64)
     start = np.searchsorted(group, np.arange(n_groups))
     end = np.searchsorted(group, np.arange(n_groups), side="right")
     filled = end > start
-    if filled.any():
-        total[:, filled] = np.add.reduceat(values.astype(np.float64), start[filled], axis=1)
-    return total
+    if filled.any() and values.shape[1]:
+        total[:, filled] = np.add.reduceat(values, start[filled], axis=1, dtype=total.dtype)
+    return total.astype(np.float64, copy=False)
 
 
 def _padded(values: np.ndarray, group: np.ndarray, n_groups: int, fill=0.0) -> tuple:
