@@ -14,9 +14,10 @@ from typing import Any, Iterable, Literal, Union
 import pandas as pd
 
 from pdeval.common.contract import Choice, contract
-from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.engine.options import takes_engine_options
 from pdeval.errors import PdevalError
-from pdeval.evaluation.core import MeasureLike, evaluate_frames
+from pdeval.evaluation.core import MeasureLike
+from pdeval.evaluation.judgment_kinds import evaluate_by_kind
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 
@@ -111,7 +112,7 @@ def evaluate(
             if output != "pandas":
                 raise PdevalError("output= converts in-memory results; a dask result stays a dask frame")
             return evaluate_dask(run, qrels, measures, **options)
-    result = evaluate_frames(run, qrels, measures, EngineOptions.of(options))
+    result = evaluate_by_kind(run, qrels, measures, options)
     if output != "pandas":
         from pdeval.integrations.arrow import from_pandas
 

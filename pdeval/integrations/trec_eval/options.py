@@ -252,7 +252,7 @@ def check_measures(args: argparse.Namespace, selection) -> None:
 def evaluate_groups(args: argparse.Namespace, qrels: pd.DataFrame, measures: list, options: dict) -> pd.DataFrame:
     """``-R qrels_jg``: each run file against every judgment group, averaged per topic."""
     from pdeval.evaluation.runfiles import evaluate_run_files
-    from pdeval.integrations.trec_eval.judgment_groups import average_groups
+    from pdeval.evaluation.judgment_kinds import average_groups
 
     result = evaluate_run_files(args.runs, qrels, measures, undefined="nan", variants=[GROUP], **options)
     return average_groups(result, GROUP)
