@@ -59,7 +59,11 @@ def evaluate(
         :func:`pdeval.pool`, ...) and those named in ``variants`` name qrels variants: all
         are evaluated at once. ``iteration``, ``stratum``, ``inclusion_prob`` and ``source``
         are information; any other extra column is ignored with a
-        :class:`~pdeval.errors.ColumnWarning`.
+        :class:`~pdeval.errors.ColumnWarning`. A ``judgment_group`` column (judgment groups,
+        :func:`pdeval.read_qrels_jg`) not named in ``variants`` gives each topic's mean over
+        its groups; a preference frame (``judgment_group`` and ``judgment_subgroup``,
+        :func:`pdeval.read_prefs`, :func:`pdeval.qrels_prefs`) is evaluated with the
+        ``prefs_*`` measures.
     measures : str, Measure or list of them
         Measure strings (``"AP"``, ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see
         :func:`pdeval.available_measures`), :class:`~pdeval.measures.Measure` objects or

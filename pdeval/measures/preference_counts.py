@@ -32,14 +32,41 @@ def _lookup(values: pd.Series, table: np.ndarray) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    array = _arrow(values)
+    found = pc.index_in(array, value_set=pa.array(table.astype(str), type=array.type))
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+
+
+def _arrow(values: pd.Series):
+    """``values`` as an Arrow string array (no copy when they are Arrow strings already)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
         array = pa.array(values) if not hasattr(values.array, "_pa_array") else values.array._pa_array
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = pa.array(values.astype(str))
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
     if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
         array = pc.cast(array, pa.string())
-    found = pc.index_in(array, value_set=pa.array(table.astype(str), type=array.type))
-    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+    return array
+
+
+def _changes(*columns: pd.Series) -> np.ndarray:
+    """The rows where any of ``columns`` differs from the row before (row 0 included): every
+    row holds the values of the last such row at or above it, whatever the order of the rows."""
+    import pyarrow.compute as pc
+
+    n = len(columns[0])
+    change = np.zeros(n, dtype=bool)
+    change[:1] = True
+    for column in columns:
+        array = _arrow(column)
+        if n > 1:
+            differs = pc.fill_null(pc.not_equal(array.slice(1), array.slice(0, n - 1)), True)
+            change[1:] |= differs.to_numpy(zero_copy_only=False)
+    return np.flatnonzero(change)
 
 
 def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
@@ -48,9 +75,13 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
     topics each run has."""
     if "run" not in run.columns:
         run = run.assign(run="run")
-    codes, names = pd.factorize(run["run"])
+    # a run's rows come in stretches of one (run, topic): each is looked up once, at its start
+    starts = _changes(run["run"], run["query_id"])
+    lengths = np.diff(np.r_[starts, len(run)])
+    codes, names = pd.factorize(run["run"].iloc[starts])
+    codes = np.repeat(codes, lengths)
     n_runs, n_docs, n_topics = len(names), len(prefs.docs), len(prefs.topics)
-    topic = _lookup(run["query_id"], prefs.topics)
+    topic = np.repeat(_lookup(run["query_id"].iloc[starts], prefs.topics), lengths)
     has = np.zeros((n_runs, n_topics), dtype=bool)
     inside = np.flatnonzero(topic >= 0)
     has[codes[inside], topic[inside]] = True
