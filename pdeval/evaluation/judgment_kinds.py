@@ -18,6 +18,7 @@ import pandas as pd
 from pdeval.engine.options import EngineOptions
 from pdeval.errors import MeasureError, PdevalError
 from pdeval.frames.canonical import as_run, require_rows
+from pdeval.frames.foreign import to_frame
 from pdeval.measures import parse_all
 
 __all__ = ["GROUP", "SUBGROUP", "average_groups", "evaluate_preference_frame", "judgment_kind"]
@@ -34,9 +35,11 @@ _PREFERENCE_OPTIONS = ("depth", "complete", "duplicates", "undefined")
 def judgment_kind(qrels: pd.DataFrame, variants: Iterable[str] = ()) -> str:
     """``"preferences"``, ``"groups"`` (a judgment-group column not named as a variant) or
     ``"relevance"``."""
-    if GROUP in qrels.columns and SUBGROUP in qrels.columns:
+    columns = getattr(qrels, "columns", None)  # records (ir_datasets) hold relevance
+    columns = set(columns) if columns is not None else set()
+    if GROUP in columns and SUBGROUP in columns:
         return "preferences"
-    if GROUP in qrels.columns and GROUP not in set(variants or ()):
+    if GROUP in columns and GROUP not in set(variants or ()):
         return "groups"
     return "relevance"
 
@@ -63,7 +66,7 @@ def evaluate_preference_frame(run: pd.DataFrame, prefs: pd.DataFrame, measures, 
     if changed:
         raise PdevalError(f"{changed} do not apply to preference judgments; prefs_* measures take depth= and "
                           "complete= only")
-    run = as_run(run, duplicates=options.duplicates)
+    run, prefs = as_run(to_frame(run), duplicates=options.duplicates), to_frame(prefs)
     require_rows(run, "run")
     names = list(dict.fromkeys(m.name for m in parsed))
     return evaluate_prepared(Preferences(prefs), run, names, depth=options.depth, complete=options.complete)
