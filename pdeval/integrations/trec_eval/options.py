@@ -151,12 +151,13 @@ def _prefs_result(args: argparse.Namespace, prefs: pd.DataFrame, names: list) ->
     if args.run_from != "file":  # runs named by tag may span files: all at once
         return evaluate_prepared(prepared, read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from),
                                  names, **options)
-    files = resolve_sources(args.runs)
-    parts = []
-    for start in range(0, len(files), _FILES_PER_BATCH):
-        run = read_run([str(f) for f in files[start:start + _FILES_PER_BATCH]], duplicates=args.duplicates)
-        parts.append(evaluate_prepared(prepared, run, names, **options))
-    return pd.concat(parts, ignore_index=True)
+    from pdeval.common.threads import ordered
+
+    files = [str(f) for f in resolve_sources(args.runs)]
+    batches = [files[start:start + _FILES_PER_BATCH] for start in range(0, len(files), _FILES_PER_BATCH)]
+    # the next batches are read (in worker threads) while one is evaluated
+    runs = ordered(lambda batch: read_run(batch, duplicates=args.duplicates), batches)
+    return pd.concat([evaluate_prepared(prepared, run, names, **options) for run in runs], ignore_index=True)
 
 
 #: run files read and evaluated together under -R prefs / qrels_prefs
