@@ -46,8 +46,6 @@ def _arrow(values: pd.Series):
         array = pa.array(values) if not hasattr(values.array, "_pa_array") else values.array._pa_array
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = pa.array(values.astype(str))
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
     if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
         array = pc.cast(array, pa.string())
     return array
@@ -77,24 +75,28 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
         run = run.assign(run="run")
     # a run's rows come in stretches of one (run, topic): each is looked up once, at its start
     starts = _changes(run["run"], run["query_id"])
-    lengths = np.diff(np.r_[starts, len(run)])
-    codes, names = pd.factorize(run["run"].iloc[starts])
-    codes = np.repeat(codes, lengths)
+    stretch_run, names = pd.factorize(run["run"].iloc[starts])
+    stretch_topic = _lookup(run["query_id"].iloc[starts], prefs.topics)
     n_runs, n_docs, n_topics = len(names), len(prefs.docs), len(prefs.topics)
-    topic = np.repeat(_lookup(run["query_id"].iloc[starts], prefs.topics), lengths)
     has = np.zeros((n_runs, n_topics), dtype=bool)
-    inside = np.flatnonzero(topic >= 0)
-    has[codes[inside], topic[inside]] = True
+    known = stretch_topic >= 0
+    has[stretch_run[known], stretch_topic[known]] = True
     if depth is not None:  # -M cuts the whole ranking (every document, judged or not) first
+        lengths = np.diff(np.r_[starts, len(run)])
+        codes, topic = np.repeat(stretch_run, lengths), np.repeat(stretch_topic, lengths)
+        inside = np.flatnonzero(topic >= 0)
         rows = run.iloc[inside].assign(_r=codes[inside], _t=topic[inside])
         rows = rows.sort_values(["_r", "_t", "score", "doc_id"], ascending=[True, True, False, True], kind="stable")
         rows = rows[rows.groupby(["_r", "_t"], sort=False).cumcount().to_numpy() < depth]
         run_code, topic_code = rows["_r"].to_numpy(), rows["_t"].to_numpy()
         name, scores = _lookup(rows["doc_id"], prefs.doc_names), rows["score"].to_numpy(dtype=np.float64)
-    else:  # no frame copy: the columns as arrays, the judged rows picked by index
-        run_code, topic_code = codes[inside], topic[inside]
-        name = _lookup(run["doc_id"], prefs.doc_names)[inside]
-        scores = run["score"].to_numpy(dtype=np.float64)[inside]
+    else:  # no frame copy: the rows naming a judged document, picked by index
+        name = _lookup(run["doc_id"], prefs.doc_names)
+        rows = np.flatnonzero(name >= 0)
+        stretch = np.searchsorted(starts, rows, side="right") - 1
+        rows, stretch = rows[known[stretch]], stretch[known[stretch]]
+        run_code, topic_code, name = stretch_run[stretch], stretch_topic[stretch], name[rows]
+        scores = run["score"].to_numpy(dtype=np.float64)[rows]
     key = topic_code.astype(np.int64) * len(prefs.doc_names) + name
     doc = np.searchsorted(prefs.doc_key, key)
     found = (name >= 0) & (doc < n_docs)
