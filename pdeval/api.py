@@ -14,9 +14,10 @@ from typing import Any, Iterable, Literal, Union
 import pandas as pd
 
 from pdeval.common.contract import Choice, contract
-from pdeval.engine.options import EngineOptions, takes_engine_options
+from pdeval.engine.options import takes_engine_options
 from pdeval.errors import PdevalError
-from pdeval.evaluation.core import MeasureLike, evaluate_frames
+from pdeval.evaluation.core import MeasureLike
+from pdeval.evaluation.judgment_kinds import evaluate_by_kind
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 
@@ -58,7 +59,11 @@ def evaluate(
         :func:`pdeval.pool`, ...) and those named in ``variants`` name qrels variants: all
         are evaluated at once. ``iteration``, ``stratum``, ``inclusion_prob`` and ``source``
         are information; any other extra column is ignored with a
-        :class:`~pdeval.errors.ColumnWarning`.
+        :class:`~pdeval.errors.ColumnWarning`. A ``judgment_group`` column (judgment groups,
+        :func:`pdeval.read_qrels_jg`) not named in ``variants`` gives each topic's mean over
+        its groups; a preference frame (``judgment_group`` and ``judgment_subgroup``,
+        :func:`pdeval.read_prefs`, :func:`pdeval.qrels_prefs`) is evaluated with the
+        ``prefs_*`` measures.
     measures : str, Measure or list of them
         Measure strings (``"AP"``, ``"nDCG'@10"``, ``"infAP(c=1.5)"``; see
         :func:`pdeval.available_measures`), :class:`~pdeval.measures.Measure` objects or
@@ -111,7 +116,7 @@ def evaluate(
             if output != "pandas":
                 raise PdevalError("output= converts in-memory results; a dask result stays a dask frame")
             return evaluate_dask(run, qrels, measures, **options)
-    result = evaluate_frames(run, qrels, measures, EngineOptions.of(options))
+    result = evaluate_by_kind(run, qrels, measures, options)
     if output != "pandas":
         from pdeval.integrations.arrow import from_pandas
 

@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
-from scipy.special import gammaln
 
 from pdeval.engine.segments import Segments
 from pdeval.errors import MeasureError
@@ -108,6 +107,8 @@ def _enumerate(seg: Segments, name: str) -> tuple[Segments, np.ndarray]:
     pair = run_of_row * (int(label.max()) + 1) + label
     _, class_size = np.unique(pair, return_counts=True)
     class_run = np.unique(pair) // (int(label.max()) + 1)
+    from scipy.special import gammaln  # here: scipy.special takes a third of a second to import
+
     log_orders = (gammaln(size + 1.0) - gammaln(size - laid + 1.0)
                   - np.bincount(class_run, weights=gammaln(class_size + 1.0), minlength=len(run_start)))
     run_segment = segment[run_start]

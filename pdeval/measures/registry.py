@@ -69,6 +69,7 @@ class MeasureSpec:
     #: scores and its form (``measures.ties.EXPECTED_FORMS``); None: enumeration of the orders
     expected: Optional[Kernel] = None
     expected_form: str = "enumeration"
+    judgments: str = "relevance"  # what the measure reads: qrels, or "preferences" (a preference frame)
 
     def all_params(self) -> dict:
         params = dict(self.params)
@@ -108,6 +109,7 @@ def register(
     aggregate: str = "mean",
     monotone: Union[bool, Callable[["Measure"], bool]] = False,
     as_nonrelevant: Union[bool, Callable[["Measure"], bool]] = False,
+    judgments: str = "relevance",
 ) -> Callable[[Kernel], Kernel]:
     """Register a kernel under ``name`` (decorator). The kernel returns one float per segment.
 
@@ -121,32 +123,18 @@ def register(
     judged relevant rather than nonrelevant, the documents joining the topic's qrels (True, or
     a callable of the parsed :class:`Measure`; :func:`pdeval.bounds` relies on it, a test
     enumerates every judging); ``as_nonrelevant``: unjudged documents count as judged nonrelevant.
+    ``judgments="preferences"`` marks a measure of preference judgments (a preference frame).
     """
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {AGGREGATES}, got {aggregate!r}")
 
     def decorate(kernel: Kernel) -> Kernel:
         spec = MeasureSpec(
-            name=name,
-            kernel=kernel,
-            params=dict(params or {}),
-            cutoff=cutoff,
-            uses_rel=rel,
-            uses_gains=gains,
-            summary=summary,
-            unjudged=unjudged,
-            pooled=pooled,
-            unretrieved=unretrieved,
-            reference=reference,
-            aliases=tuple(aliases),
-            choices=dict(choices or {}),
-            trec_eval=trec_eval,
-            required=tuple(required),
-            sparse=sparse,
-            no_prime=no_prime,
-            aggregate=aggregate,
-            monotone=monotone,
-            as_nonrelevant=as_nonrelevant,
+            name=name, kernel=kernel, params=dict(params or {}), cutoff=cutoff, uses_rel=rel, uses_gains=gains,
+            summary=summary, unjudged=unjudged, pooled=pooled, unretrieved=unretrieved, reference=reference,
+            aliases=tuple(aliases), choices=dict(choices or {}), trec_eval=trec_eval, required=tuple(required),
+            sparse=sparse, no_prime=no_prime, aggregate=aggregate, monotone=monotone, as_nonrelevant=as_nonrelevant,
+            judgments=judgments,
         )
         REGISTRY[name] = spec
         for key in (name, *aliases):

@@ -33,6 +33,8 @@ def every_measure() -> list[str]:
     plus primes and the residual forms."""
     out = []
     for name, spec in REGISTRY.items():
+        if spec.judgments != "relevance":  # prefs_* read a preference frame
+            continue
         text = name + ("(" + ",".join(f"{key}=0.5" for key in spec.required) + ")" if spec.required else "")
         out.append(text + ("@3" if spec.cutoff == "required" else ""))
     return out + ["AP'", "nDCG'@3", "nDCG@3", "Q'", "RBP(p=0.5,ties=mean)", "RBP(residual=True)",

@@ -128,6 +128,8 @@ def registry_examples() -> list:
     parameters: subAP's p, iprec_at_recall's recall)."""
     examples = []
     for spec in REGISTRY.values():
+        if spec.judgments != "relevance":  # prefs_* read a preference frame (test_preference_frames)
+            continue
         text = spec.name
         if spec.required:
             text += "(" + ",".join(f"{key}=0.5" for key in spec.required) + ")"

@@ -24,13 +24,12 @@ import pandas as pd
 from pdeval.common.contract import FilePath, Text, contract
 from pdeval.engine.options import takes_engine_options
 from pdeval.errors import ParseError
+from pdeval.evaluation.judgment_kinds import GROUP, average_groups
 from pdeval.frames.domains import Frame
 from pdeval.measures.domains import Measures
 
 __all__ = ["GROUP", "evaluate_judgment_groups", "read_qrels_jg", "table_lines"]
 
-#: the column of a judgment-group qrels frame naming the group
-GROUP = "judgment_group"
 
 #: a file named by a string or a path object
 
@@ -160,12 +159,3 @@ def evaluate_judgment_groups(
     variants = list(options.pop("variants", None) or ())
     result = evaluate(run, qrels, measures, variants=[*variants, group], **{"undefined": "nan", **options})
     return average_groups(result, group)
-
-
-def average_groups(result: pd.DataFrame, group: str = GROUP) -> pd.DataFrame:
-    """The mean over ``group`` of each (other keys, topic, measure) of ``result``, undefined
-    values counting 0 (trec_eval's ``*_avgjg``)."""
-    keys = [c for c in result.columns if c not in (group, "value")]
-    filled = result.assign(value=result["value"].fillna(0.0))
-    averaged = filled.groupby(keys, sort=False, observed=True)["value"].mean().reset_index()
-    return averaged[[*keys, "value"]]

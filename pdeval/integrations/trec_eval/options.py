@@ -142,7 +142,6 @@ def prefs_table(args: argparse.Namespace):
 def _prefs_result(args: argparse.Namespace, prefs: pd.DataFrame, names: list) -> pd.DataFrame:
     """The prefs_* values of the run files: the preferences prepared once, the files read and
     evaluated a batch at a time (memory follows the batch, not all the files)."""
-    from pdeval.common.threads import ordered
     from pdeval.integrations.trec_eval.preferences import Preferences, evaluate_prepared
     from pdeval.sources.io import read_run
     from pdeval.sources.paths import resolve_sources
@@ -152,9 +151,11 @@ def _prefs_result(args: argparse.Namespace, prefs: pd.DataFrame, names: list) ->
     if args.run_from != "file":  # runs named by tag may span files: all at once
         return evaluate_prepared(prepared, read_run(args.runs, duplicates=args.duplicates, run_from=args.run_from),
                                  names, **options)
+    from pdeval.common.threads import ordered
+
     files = [str(f) for f in resolve_sources(args.runs)]
     batches = [files[start:start + _FILES_PER_BATCH] for start in range(0, len(files), _FILES_PER_BATCH)]
-    # the next batch is read (in threads) while this one is evaluated
+    # the next batches are read (in worker threads) while one is evaluated
     runs = ordered(lambda batch: read_run(batch, duplicates=args.duplicates), batches)
     return pd.concat([evaluate_prepared(prepared, run, names, **options) for run in runs], ignore_index=True)
 
@@ -252,7 +253,7 @@ def check_measures(args: argparse.Namespace, selection) -> None:
 def evaluate_groups(args: argparse.Namespace, qrels: pd.DataFrame, measures: list, options: dict) -> pd.DataFrame:
     """``-R qrels_jg``: each run file against every judgment group, averaged per topic."""
     from pdeval.evaluation.runfiles import evaluate_run_files
-    from pdeval.integrations.trec_eval.judgment_groups import average_groups
+    from pdeval.evaluation.judgment_kinds import average_groups
 
     result = evaluate_run_files(args.runs, qrels, measures, undefined="nan", variants=[GROUP], **options)
     return average_groups(result, GROUP)

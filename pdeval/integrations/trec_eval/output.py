@@ -121,10 +121,9 @@ def _summaries(result: pd.DataFrame, kinds: dict) -> pd.DataFrame:
         value = np.where(group_kind == "sum", total,
                          np.where(group_kind == "gmean", np.exp(log_total / count), total / count))
     nan = np.bincount(group, weights=np.isnan(values), minlength=len(uniques)) > 0
-    runs, measures = (uniques.get_level_values(0), uniques.get_level_values(1)) if len(uniques) else ([], [])
-    texts = keys["run"].drop_duplicates()
-    run_of = dict(zip(texts, frame["run"].loc[texts.index]))  # the run's own value (not its text)
-    return pd.DataFrame({"run": [run_of[r] for r in runs], "measure": list(measures),
+    measures = uniques.get_level_values(1) if len(uniques) else []
+    run_of = frame["run"].to_numpy(dtype=object)[order][first] if len(first) else []  # its own value, not its text
+    return pd.DataFrame({"run": list(run_of), "measure": list(measures),
                          "value": np.where(nan, np.nan, value)})  # NaN spreads
 
 
