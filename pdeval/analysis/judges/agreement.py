@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.bundle import ResultBundle
+from pdeval.analysis.bundle import ResultBundle, ResultFrame
 from pdeval.analysis.judges.labels import (
     GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels,
 )
@@ -148,7 +148,7 @@ def agreement(
     overall: bool = True,
     grade_map: GradeMap = None,
     missing: Literal["warn", "ignore", "error"] = "warn",
-) -> Agreement:
+) -> ResultFrame:
     """Agreement of one or many label sets with a reference label set, in one vectorised pass.
 
     ``qrels`` is the reference label set (e.g. the human labels); ``others`` is a qrels frame, a
@@ -208,8 +208,11 @@ def agreement(
 
     Returns
     -------
-    Agreement
-        ``statistics``, ``confusion`` and ``coverage`` frames; ``to_frame()`` is the wide table.
+    ResultFrame
+        The wide table (:meth:`Agreement.wide`): one row per label set (and topic), one column
+        per statistic. Its other frames are attributes: ``statistics`` (long: ``label_set[,
+        query_id], statistic, value, n_pairs``), ``confusion`` and ``coverage``; the whole
+        :class:`Agreement` is ``.bundle``.
 
     Raises
     ------
@@ -228,7 +231,6 @@ def agreement(
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
     >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
     >>> pdeval.agreement(qrels, {"llm": llm})
-    Agreement: summary table (1 rows, .to_frame()); also statistics (9 rows), confusion (4 rows), coverage (1 rows)
       label_set     kappa  kappa_linear  kappa_quadratic  alpha_nominal  alpha_ordinal  alpha_interval  exact  binary  binary_kappa
     0       llm  0.166667      0.166667         0.166667           0.25           0.25            0.25    0.6     0.6      0.166667
     """
@@ -288,7 +290,7 @@ def agreement(
         stats_parts += _all_coders_statistics(unit, grade, topic_names, n_units, values, per_topic)
     statistics = pd.concat(stats_parts, ignore_index=True)
     confusion = pd.concat(confusion_parts, ignore_index=True)
-    return Agreement(statistics, confusion, coverage)
+    return ResultFrame.of(Agreement(statistics, confusion, coverage))
 
 
 def _coverage(set_code: np.ndarray, set_names, common: np.ndarray, n_reference: int, missing: str) -> pd.DataFrame:
