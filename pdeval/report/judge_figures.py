@@ -98,7 +98,7 @@ def judge_scatter(
     >>> runs = [f"r{i}" for i in range(6)]
     >>> boards = pd.DataFrame({"run": runs * 2, "label_set": ["human"] * 6 + ["llm"] * 6, "measure": "P@10",
     ...                        "query_id": "1", "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.2, 0.1, 0.4, 0.6, 0.5, 0.3]})
-    >>> grid = pdeval.report.figures.judge_scatter(boards, "human", top=3)
+    >>> grid = boards.ir.plot.judge_scatter("human", top=3)
     >>> grid.axes.flat[0].get_title()
     'llm: 2 of the top 3 kept'
     """
@@ -167,7 +167,7 @@ def judge_intervals(intervals: pd.DataFrame, *, measures: Optional[str] = None, 
     --------
     >>> frame = pd.DataFrame({"label_set": ["a", "b", "a", "b"], "method": ["tau_b", "tau_b", "tau_ap", "tau_ap"],
     ...                       "value": [0.8, 0.6, 0.7, 0.4], "low": [0.7, 0.4, 0.5, 0.2], "high": [0.9, 0.7, 0.8, 0.6]})
-    >>> fig = pdeval.report.figures.judge_intervals(frame)
+    >>> fig = frame.ir.plot.judge_intervals()
     >>> [ax.get_title() for ax in fig.axes]
     ['tau_b', 'tau_ap']
     """

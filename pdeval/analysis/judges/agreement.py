@@ -230,9 +230,14 @@ def agreement(
     --------
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
     >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
-    >>> pdeval.agreement(qrels, {"llm": llm})
-      label_set     kappa  kappa_linear  kappa_quadratic  alpha_nominal  alpha_ordinal  alpha_interval  exact  binary  binary_kappa
-    0       llm  0.166667      0.166667         0.166667           0.25           0.25            0.25    0.6     0.6      0.166667
+    >>> table = pdeval.agreement(qrels, {"llm": llm})
+    >>> table[["label_set", "kappa", "alpha_ordinal", "exact"]]
+      label_set     kappa  alpha_ordinal  exact
+    0       llm  0.166667           0.25    0.6
+    >>> table.statistics.head(2)
+      label_set     statistic     value  n_pairs
+    0       llm         kappa  0.166667        5
+    1       llm  kappa_linear  0.166667        5
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)

@@ -288,14 +288,14 @@ def qrels_agreement(
     >>> table = pdeval.qrels_agreement(human, {"judge": judge}, threshold=2)
     >>> table.query("statistic in ['f1', 'kappa_linear']").round(3)[["query_id", "statistic", "value"]]
        query_id     statistic  value
-    0         1            f1  0.500
-    1         2            f1  1.000
-    2      mean            f1  0.750
-    3       all            f1  0.667
-    16        1  kappa_linear  0.500
-    17        2  kappa_linear  0.800
-    18     mean  kappa_linear  0.650
-    19      all  kappa_linear  0.625
+    8         1            f1  0.500
+    9         2            f1  1.000
+    10     mean            f1  0.750
+    11      all            f1  0.667
+    32        1  kappa_linear  0.429
+    33        2  kappa_linear  0.714
+    34     mean  kappa_linear  0.571
+    35      all  kappa_linear  0.586
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
