@@ -72,7 +72,7 @@ class Agreement(ResultBundle):
         return table.reset_index()
 
 
-def _kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def weighted_kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Cohen's kappa of each confusion matrix (groups x G x G) with disagreement weights (G x G)."""
     n = confusion.sum(axis=(1, 2))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -80,7 +80,7 @@ def _kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return 1.0 - (confusion * weights).sum(axis=(1, 2)) / (expected * weights).sum(axis=(1, 2))
 
 
-def _alpha(coincidence: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+def coincidence_alpha(coincidence: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
     """Krippendorff's alpha of each coincidence matrix (groups x G x G) for one metric."""
     n_v = coincidence.sum(axis=1)
     n = n_v.sum(axis=1)
@@ -111,15 +111,15 @@ def _statistics(confusion: np.ndarray, coincidence: np.ndarray, values: np.ndarr
         same = binary[:, None] == binary[None, :]
         binary_agreement = (confusion * same).sum(axis=(1, 2)) / n
     return {
-        "kappa": _kappa(confusion, 1.0 - np.eye(g)),
-        "kappa_linear": _kappa(confusion, distance),
-        "kappa_quadratic": _kappa(confusion, distance**2),
-        "alpha_nominal": _alpha(coincidence, values, "nominal"),
-        "alpha_ordinal": _alpha(coincidence, values, "ordinal"),
-        "alpha_interval": _alpha(coincidence, values, "interval"),
+        "kappa": weighted_kappa(confusion, 1.0 - np.eye(g)),
+        "kappa_linear": weighted_kappa(confusion, distance),
+        "kappa_quadratic": weighted_kappa(confusion, distance**2),
+        "alpha_nominal": coincidence_alpha(coincidence, values, "nominal"),
+        "alpha_ordinal": coincidence_alpha(coincidence, values, "ordinal"),
+        "alpha_interval": coincidence_alpha(coincidence, values, "interval"),
         "exact": exact,
         "binary": binary_agreement,
-        "binary_kappa": _kappa(confusion2, 1.0 - np.eye(2)),
+        "binary_kappa": weighted_kappa(confusion2, 1.0 - np.eye(2)),
     }
 
 
@@ -209,10 +209,8 @@ def agreement(
     Returns
     -------
     ResultFrame
-        The wide table (:meth:`Agreement.wide`): one row per label set (and topic), one column
-        per statistic. Its other frames are attributes: ``statistics`` (long: ``label_set[,
-        query_id], statistic, value, n_pairs``), ``confusion`` and ``coverage``; the whole
-        :class:`Agreement` is ``.bundle``.
+        The wide table (a row per label set [and topic], a column per statistic); attributes
+        ``statistics`` (long), ``confusion``, ``coverage``; ``.bundle`` is the :class:`Agreement`.
 
     Raises
     ------
@@ -230,14 +228,9 @@ def agreement(
     --------
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
     >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
-    >>> table = pdeval.agreement(qrels, {"llm": llm})
-    >>> table[["label_set", "kappa", "alpha_ordinal", "exact"]]
+    >>> pdeval.agreement(qrels, {"llm": llm})[["label_set", "kappa", "alpha_ordinal", "exact"]]
       label_set     kappa  alpha_ordinal  exact
     0       llm  0.166667           0.25    0.6
-    >>> table.statistics.head(2)
-      label_set     statistic     value  n_pairs
-    0       llm         kappa  0.166667        5
-    1       llm  kappa_linear  0.166667        5
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
@@ -343,7 +336,7 @@ def _all_coders_statistics(unit: np.ndarray, grade: np.ndarray, topic_names: pd.
     for unit_group, n_groups, names in coders:
         coincidence = _all_coders_coincidence(unit, grade, unit_group, n_units, n_groups, g)
         pairable = coincidence.sum(axis=(1, 2)) / 2.0
-        stats = {lvl: _alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
+        stats = {lvl: coincidence_alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
         keys = {LABEL_SET: np.full(n_groups, ALL_SETS, dtype=object)}
         if per_topic:
             keys["query_id"] = names if names is not None else np.full(n_groups, "all", dtype=object)

@@ -7,6 +7,43 @@ and topics one side lacks, the same undefined values), for any number of label s
 with two summaries: the ``"mean"`` over topics (the track's MEAN row) and the pooled ``"all"``
 (every document of every topic in one table). One pass of ``np.bincount`` builds the confusion
 matrix of every (label set, topic); every statistic is read off those matrices.
+
+**Documents and topics.** On each topic the documents either side labels are compared; a
+document one side lacks takes ``fill_value`` on that side (``None``: only the documents both
+label are compared, as :func:`pdeval.agreement` does). Grades are clipped to ``0..max_grade``
+(reference) and ``0..label_max_grade`` (label sets); by default the highest grade the
+reference uses and each label set's own highest grade. ``missing`` rules topics one side
+lacks: ``"fill"`` compares them with the other side all ``fill_value``; ``"skip"`` leaves them
+out, ``"warn"`` too with a warning; ``"error"`` raises. Negative grades (pooled, not judged)
+are not labels (the track clips them to 0). Under ``"skip"`` a topic where one side finds
+nothing relevant keeps its precision, recall and F1 (one of them 0; the track's
+``set_overlap`` drops the topic).
+
+**Statistics** (``statistic``), with relevant meaning grade >= ``threshold`` (reference) and
+>= ``label_threshold`` (label sets), TP, FP, FN counted over the compared documents:
+
+``precision``, ``recall``, ``f1``
+    of the label set's relevant documents against the reference's; 0 when a denominator is
+    0, NaN on a topic neither side finds anything relevant (that topic has no relevant set).
+``jaccard``
+    ``TP / (TP + FP + FN)``; NaN when that is 0/0.
+``kappa``
+    Cohen's (1960) kappa of the binarised labels at every pair of thresholds
+    ``reference_threshold`` in ``1..max_grade`` x ``label_threshold`` in ``1..label_max_grade``;
+    NaN when both sides are constant.
+``kappa_linear``
+    Cohen's (1968) weighted kappa with weights ``|i - j|`` on the grades ``0..max_grade``;
+    NaN when the scales differ or both sides are constant.
+``alpha_ordinal``
+    Krippendorff's (2011) ordinal alpha of the two sides; NaN when the scales differ or one
+    grade is used.
+``ari``
+    the adjusted Rand index (Hubert & Arabie 1985) of the binarised labels; 1 when no pair
+    of documents is grouped differently.
+
+Each label set has a row per topic, ``query_id="mean"``: the mean over its compared topics
+of the per-topic values, undefined ones left out (the track's MEAN row), and
+``query_id="all"``: the statistic of every compared document of every topic pooled.
 """
 
 from __future__ import annotations
@@ -17,7 +54,7 @@ from typing import Literal, Optional
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.judges.agreement import _alpha, _kappa
+from pdeval.analysis.judges.agreement import coincidence_alpha, weighted_kappa
 from pdeval.analysis.judges.labels import (
     GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels,
 )
@@ -147,9 +184,9 @@ def _statistics(confusion: np.ndarray, threshold: int, label_threshold: int, lab
     grades = np.arange(rows)
     ref_used = (square.sum(axis=2) > 0).sum(axis=1)
     set_used = (square.sum(axis=1) > 0).sum(axis=1)
-    weighted = _kappa(square, np.abs(grades[:, None] - grades[None, :]).astype(np.float64))
+    weighted = weighted_kappa(square, np.abs(grades[:, None] - grades[None, :]).astype(np.float64))
     weighted = np.where((ref_used < 2) & (set_used < 2), np.nan, weighted)
-    alpha = _alpha(square + square.transpose(0, 2, 1), grades, "ordinal")
+    alpha = coincidence_alpha(square + square.transpose(0, 2, 1), grades, "ordinal")
     other_scale = label_top != rows - 1  # neither is defined between different scales (autojudge-evaluate's rule)
     none = (np.array([-1]), np.array([-1]), every)
     out["kappa_linear"] = (np.where(other_scale, np.nan, weighted)[:, None], *none)
@@ -185,6 +222,31 @@ def _mean_over_topics(stats: dict, keep: np.ndarray, n_sets: int, n_topics: int)
     return out
 
 
+def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray, thresholds: tuple) -> pd.DataFrame:
+    """The long frame of every statistic per (label set, topic), their means and the pooled values."""
+    n_sets, n_topics = len(names), len(topics)
+    p_max = int(set_top.max())
+    per_topic = _confusion(s * n_topics + topic, t, p, n_sets * n_topics, t_max, p_max)
+    pooled = _confusion(s, t, p, n_sets, t_max, p_max)
+    topic_stats = _statistics(per_topic, *thresholds, np.repeat(set_top, n_topics))
+    kept = keep.ravel()
+    topic_stats_kept = {k: (v[kept], ti, pj, np.broadcast_to(e, v.shape)[kept])
+                        for k, (v, ti, pj, e) in topic_stats.items()}
+    n_topic, n_pooled = per_topic.sum(axis=(1, 2)), pooled.sum(axis=(1, 2))
+    frames = [
+        _long(topic_stats_kept, np.repeat(names, n_topics)[kept], np.tile(topics, n_sets)[kept], n_topic[kept]),
+        _long(_mean_over_topics(topic_stats, keep, n_sets, n_topics), names, np.full(n_sets, MEAN, dtype=object),
+              n_pooled),
+        _long(_statistics(pooled, *thresholds, set_top), names, np.full(n_sets, ALL, dtype=object), n_pooled),
+    ]
+    out = pd.concat(frames, ignore_index=True)
+    order = pd.Categorical(out["statistic"], categories=list(QRELS_STATISTICS), ordered=True)
+    out = out.assign(_s=pd.Categorical(out[LABEL_SET], categories=list(names), ordered=True), _k=order)
+    out = out.sort_values(["_s", "_k"], kind="stable").drop(columns=["_s", "_k"]).reset_index(drop=True)
+    out["n_pairs"] = out["n_pairs"].round().astype(np.int64)
+    return out
+
+
 @contract(qrels=Frame("qrels", variants=False), others=LABEL_SETS, threshold=Integer(0),
           label_threshold=Nullable(Integer(0)), max_grade=Nullable(Integer(1)), label_max_grade=Nullable(Integer(1)),
           fill_value=Nullable(Integer(0)), missing=Choice("fill", "skip", "warn", "error", renamed={"raise": "error"}),
@@ -207,40 +269,10 @@ def qrels_agreement(
     qrels frame, a mapping ``name -> qrels`` or a long frame with ``label_set``, as
     :func:`pdeval.label_sets` takes them). Negative grades (pooled, not judged) are not labels.
 
-    **Documents and topics.** On each topic the documents either side labels are compared; a
-    document one side lacks takes ``fill_value`` on that side (``None``: only the documents both
-    label are compared, as :func:`pdeval.agreement` does). Grades are clipped to ``0..max_grade``
-    (reference) and ``0..label_max_grade`` (label sets); by default the highest grade the
-    reference uses and each label set's own highest grade. ``missing`` rules topics one side lacks: ``"fill"`` compares them with the other side
-    all ``fill_value``; ``"skip"`` leaves them out, ``"warn"`` too with a warning; ``"error"``
-    raises. These are ``autojudge-evaluate`` 1.1.0's ``default_grade``, per-side max grades and
-    ``on_missing`` (``"default"`` is ``"fill"``).
-
-    **Statistics** (``statistic``), with relevant meaning grade >= ``threshold`` (reference) and
-    >= ``label_threshold`` (label sets), TP, FP, FN counted over the compared documents:
-
-    ``precision``, ``recall``, ``f1``
-        of the label set's relevant documents against the reference's; 0 when a denominator is
-        0, NaN on a topic neither side finds anything relevant (that topic has no relevant set).
-    ``jaccard``
-        ``TP / (TP + FP + FN)``; NaN when that is 0/0.
-    ``kappa``
-        Cohen's (1960) kappa of the binarised labels at every pair of thresholds
-        ``reference_threshold`` in ``1..max_grade`` x ``label_threshold`` in ``1..label_max_grade``;
-        NaN when both sides are constant.
-    ``kappa_linear``
-        Cohen's (1968) weighted kappa with weights ``|i - j|`` on the grades ``0..max_grade``;
-        NaN when the scales differ or both sides are constant.
-    ``alpha_ordinal``
-        Krippendorff's (2011) ordinal alpha of the two sides; NaN when the scales differ or one
-        grade is used.
-    ``ari``
-        the adjusted Rand index (Hubert & Arabie 1985) of the binarised labels; 1 when no pair
-        of documents is grouped differently.
-
-    Each label set has a row per topic, ``query_id="mean"``: the mean over its compared topics
-    of the per-topic values, undefined ones left out (the track's MEAN row), and
-    ``query_id="all"``: the statistic of every compared document of every topic pooled.
+    The documents, topics and scales compared and the definition of each statistic are in
+    :mod:`pdeval.analysis.judges.qrels_agreement` (the guide's "Agreement per topic").
+    ``autojudge-evaluate``'s ``default_grade``, per-side max grades and ``on_missing`` are
+    ``fill_value``, ``max_grade``/``label_max_grade`` and ``missing`` (``"default"`` is ``"fill"``).
 
     Parameters
     ----------
@@ -312,24 +344,4 @@ def qrels_agreement(
         set_top = np.full(n_sets, label_max_grade, dtype=np.int64)
     p = np.minimum(p, set_top[s])
     label_threshold = threshold if label_threshold is None else label_threshold
-    p_max = int(set_top.max())
-    per_topic = _confusion(s * n_topics + topic, t, p, n_sets * n_topics, t_max, p_max)
-    pooled = _confusion(s, t, p, n_sets, t_max, p_max)
-    topic_stats = _statistics(per_topic, threshold, label_threshold, np.repeat(set_top, n_topics))
-    kept = keep.ravel()
-    topic_stats_kept = {k: (v[kept], ti, pj, np.broadcast_to(e, v.shape)[kept])
-                        for k, (v, ti, pj, e) in topic_stats.items()}
-    n_topic = per_topic.sum(axis=(1, 2))
-    frames = [
-        _long(topic_stats_kept, np.repeat(names, n_topics)[kept], np.tile(topics, n_sets)[kept], n_topic[kept]),
-        _long(_mean_over_topics(topic_stats, keep, n_sets, n_topics), names, np.full(n_sets, MEAN, dtype=object),
-              pooled.sum(axis=(1, 2))),
-        _long(_statistics(pooled, threshold, label_threshold, set_top), names, np.full(n_sets, ALL, dtype=object),
-              pooled.sum(axis=(1, 2))),
-    ]
-    out = pd.concat(frames, ignore_index=True)
-    order = pd.Categorical(out["statistic"], categories=list(QRELS_STATISTICS), ordered=True)
-    out = out.assign(_s=pd.Categorical(out[LABEL_SET], categories=list(names), ordered=True), _k=order)
-    out = out.sort_values(["_s", "_k"], kind="stable").drop(columns=["_s", "_k"]).reset_index(drop=True)
-    out["n_pairs"] = out["n_pairs"].round().astype(np.int64)
-    return out
+    return _table(s, topic, t, p, keep, names, topics, t_max, set_top, (threshold, label_threshold))
