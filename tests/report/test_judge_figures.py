@@ -20,10 +20,9 @@ from pdeval.report import figures as plotting  # noqa: E402
 def boards():
     """Leaderboards of 8 CLEF 2018 runs under the human labels and two noisy stand-in judges."""
     clef = pdeval.datasets.load("clef2018")
-    runs = sorted(clef.runs["run"].unique())[:8]
-    topics = sorted(clef.qrels["query_id"].unique())[:10]
-    run = clef.runs[clef.runs["run"].isin(runs) & clef.runs["query_id"].isin(topics)]
-    human = clef.qrels[clef.qrels["query_id"].isin(topics)]
+    first = lambda frame, column, n: frame[column].isin(sorted(frame[column].unique())[:n])
+    human = clef.qrels[first(clef.qrels, "query_id", 10)]
+    run = clef.runs[first(clef.runs, "run", 8) & clef.runs["query_id"].isin(human["query_id"])]
     rng = np.random.default_rng(3)
     flip = lambda share: human.assign(relevance=np.where(rng.random(len(human)) < share, 1 - human.relevance.clip(0, 1),
                                                          human.relevance))
