@@ -11,15 +11,17 @@ is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
 import types
+from pathlib import Path
 from typing import Optional
 
 import pandas as pd
 
-__all__ = ["nugget_doc_eval", "qrel_evaluate"]
+__all__ = ["nugget_doc_eval", "qrel_evaluate", "qrel_evaluate_command"]
 
 _LOADED: dict = {}
 _PACKAGES = ("autojudge_evaluate", "autojudge_base")
@@ -31,23 +33,46 @@ def _bare(name: str) -> types.ModuleType:
     return module
 
 
+@contextlib.contextmanager
+def _bare_packages():
+    """The two packages registered without their ``__init__`` for the time of the block."""
+    saved = {name: sys.modules.get(name) for name in _PACKAGES}
+    try:
+        for name in _PACKAGES:
+            if saved[name] is None:
+                sys.modules[name] = _bare(name)
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+
+
 def nugget_doc_eval() -> Optional[types.ModuleType]:
     """``autojudge_evaluate.nugget_doc_eval`` loaded without the packages' ``__init__``, or None."""
     if "module" not in _LOADED:
         if any(importlib.util.find_spec(name) is None for name in _PACKAGES):
             _LOADED["module"] = None
         else:
-            saved = {name: sys.modules.get(name) for name in _PACKAGES}
-            try:
-                for name in _PACKAGES:
-                    if saved[name] is None:
-                        sys.modules[name] = _bare(name)
+            with _bare_packages():
                 _LOADED["module"] = importlib.import_module("autojudge_evaluate.nugget_doc_eval")
-            finally:
-                for name, module in saved.items():
-                    if module is None:
-                        sys.modules.pop(name, None)
     return _LOADED["module"]
+
+
+def qrel_evaluate_command(truth: Path, predicted: Path, output: Path, **options) -> pd.DataFrame:
+    """The table ``autojudge-evaluate qrel-evaluate`` prints (rounded to 4 digits, MEAN row last),
+    from its command run in-process on two qrels files; ``options`` are its flags
+    (``truth_max_grade=3`` is ``--truth-max-grade 3``)."""
+    from click.testing import CliRunner
+
+    with _bare_packages():
+        command = importlib.import_module("autojudge_evaluate._commands._qrel_evaluate").qrel_evaluate
+        flags = [f"--{key.replace('_', '-')}={value}" for key, value in options.items()]
+        outcome = CliRunner().invoke(command, ["--truth-qrels", str(truth), "--predict-qrels", str(predicted),
+                                               "--output", str(output), *flags])
+    if outcome.exit_code != 0:
+        raise RuntimeError(f"qrel-evaluate failed: {outcome.output}") from outcome.exception
+    return pd.read_json(output, lines=True, dtype={"Topic": str})
 
 
 def _qrels(frame: pd.DataFrame):

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import pdeval
-from autojudge_agreement_oracle import nugget_doc_eval, qrel_evaluate
+from autojudge_agreement_oracle import nugget_doc_eval, qrel_evaluate, qrel_evaluate_command
 from locations import REPO
 from pdeval.errors import PdevalWarning, SchemaError
 
@@ -208,3 +208,32 @@ def test_33_label_sets_per_topic_take_under_a_second():
         best = min(best, time.perf_counter() - start)
     assert table.label_set.nunique() == 33 and set(table.query_id) >= {"mean", "all"}
     assert best < 1.0, f"qrels_agreement of 33 x 4,423 labels took {best:.3f} s"
+
+
+def test_the_printed_table_of_qrel_evaluate(tmp_path):
+    """The command's own table (values rounded to 4 digits, MEAN the rounded mean of rounded
+    values) equals ours to its printed rounding, column by column."""
+    needs_autojudge()
+    pytest.importorskip("click", reason="the command line of autojudge-evaluate needs click")
+    human, sets = read_extract()
+    names = [name for name in sets if sets[name].relevance.max() == 3][:2]
+    pdeval.write_qrels(human, str(tmp_path / "truth.txt"))
+    ours = pdeval.qrels_agreement(human, {name: sets[name] for name in names}, threshold=2, label_threshold=3)
+    columns = {"Precision": ("precision", 2, 3), "Recall": ("recall", 2, 3), "F1": ("f1", 2, 3),
+               "Jaccard": ("jaccard", 2, 3), "Kappa@1v2": ("kappa", 1, 2), "Kappa@3v3": ("kappa", 3, 3),
+               "Kappa_w": ("kappa_linear", -1, -1), "Kripp_a": ("alpha_ordinal", -1, -1), "ARI": ("ari", 2, 3)}
+    for name in names:
+        pdeval.write_qrels(sets[name], str(tmp_path / "predicted.txt"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            printed = qrel_evaluate_command(tmp_path / "truth.txt", tmp_path / "predicted.txt", tmp_path / "out.jsonl",
+                                            truth_max_grade=3, predict_max_grade=3, truth_relevance_threshold=2,
+                                            predict_relevance_threshold=3)
+        printed["Topic"] = printed["Topic"].replace({"MEAN": "mean"})
+        mine = ours[ours.label_set == name].set_index(KEYS)["value"]
+        for column, (statistic, tt, pt) in columns.items():
+            theirs = printed.set_index("Topic")[column].astype(float)
+            values = np.array([mine[topic, statistic, tt, pt] for topic in theirs.index])
+            per_topic = theirs.index != "mean"
+            assert np.allclose(np.round(values[per_topic], 4), theirs[per_topic], atol=1e-12, equal_nan=True), column
+            assert abs(values[~per_topic][0] - theirs["mean"]) <= 1e-4, column  # a mean of rounded values
