@@ -15,7 +15,8 @@ label are compared, as :func:`pdeval.agreement` does). Grades are clipped to ``0
 reference uses and each label set's own highest grade. ``missing`` rules topics one side
 lacks: ``"fill"`` compares them with the other side all ``fill_value``; ``"skip"`` leaves them
 out, ``"warn"`` too with a warning; ``"error"`` raises. Negative grades (pooled, not judged)
-are not labels (the track clips them to 0). Under ``"skip"`` a topic where one side finds
+are not labels with ``unjudged="drop"`` (default); ``"zero"`` makes them grade 0, as the track
+clips them. Under ``"skip"`` a topic where one side finds
 nothing relevant keeps its precision, recall and F1 (one of them 0; the track's
 ``set_overlap`` drops the topic).
 
@@ -250,7 +251,7 @@ def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray,
 @contract(qrels=Frame("qrels", variants=False), others=LABEL_SETS, threshold=Integer(0),
           label_threshold=Nullable(Integer(0)), max_grade=Nullable(Integer(1)), label_max_grade=Nullable(Integer(1)),
           fill_value=Nullable(Integer(0)), missing=Choice("fill", "skip", "warn", "error", renamed={"raise": "error"}),
-          grade_map=GRADE_MAP)
+          grade_map=GRADE_MAP, unjudged=Choice("drop", "zero"))
 def qrels_agreement(
     qrels: pd.DataFrame,
     others: LabelSets,
@@ -262,12 +263,13 @@ def qrels_agreement(
     fill_value: Optional[int] = 0,
     missing: Literal["fill", "skip", "warn", "error"] = "fill",
     grade_map: GradeMap = None,
+    unjudged: Literal["drop", "zero"] = "drop",
 ) -> pd.DataFrame:
     """Per-topic agreement of label sets with a reference: the TREC Auto-Judge qrels measures.
 
     ``qrels`` is the reference (e.g. the human labels); ``others`` any number of label sets (a
     qrels frame, a mapping ``name -> qrels`` or a long frame with ``label_set``, as
-    :func:`pdeval.label_sets` takes them). Negative grades (pooled, not judged) are not labels.
+    :func:`pdeval.label_sets` takes them).
 
     The documents, topics and scales compared and the definition of each statistic are in
     :mod:`pdeval.analysis.judges.qrels_agreement` (the guide's "Agreement per topic").
@@ -294,6 +296,8 @@ def qrels_agreement(
         What to do with a topic one side lacks.
     grade_map : dict, optional
         A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
+    unjudged : {'drop', 'zero'}, default 'drop'
+        Negative grades (pooled, not judged) are no label, or grade 0 (``autojudge-evaluate``).
 
     Returns
     -------
@@ -330,9 +334,10 @@ def qrels_agreement(
     35      all  kappa_linear  0.586
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
-    ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
     long = map_grades(label_sets(others), grade_map)
-    long = long.loc[long["relevance"].to_numpy() >= 0].reset_index(drop=True)
+    ref, long = (f.loc[f["relevance"].to_numpy() >= 0] if unjudged == "drop" else f.assign(relevance=f["relevance"].clip(
+        lower=0)) for f in (ref, long))
+    ref, long = ref.reset_index(drop=True), long.reset_index(drop=True)
     if not len(ref) and not len(long):
         raise SchemaError("qrels_agreement: neither the reference nor the label sets hold a label (relevance >= 0)")
     s, topic, t, p, keep, names, topics = _aligned(ref, long, missing, fill_value)

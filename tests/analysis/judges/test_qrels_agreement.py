@@ -51,10 +51,10 @@ def worst_difference(ours: pd.DataFrame, theirs: pd.DataFrame, skipped: bool = F
 
 
 def check(reference: pd.DataFrame, sets: dict, *, max_grade: int, label_max_grade: int | None, threshold: int = 1,
-          label_threshold: int | None = None, missing: str = "fill", fill_value: int = 0) -> float:
+          label_threshold: int | None = None, missing: str = "fill", fill_value: int = 0, unjudged: str = "drop") -> float:
     result = pdeval.qrels_agreement(reference, sets, threshold=threshold, label_threshold=label_threshold,
                                     max_grade=max_grade, label_max_grade=label_max_grade, missing=missing,
-                                    fill_value=fill_value)
+                                    fill_value=fill_value, unjudged=unjudged)
     label_threshold = threshold if label_threshold is None else label_threshold
     worst = 0.0
     for name, labels in sets.items():
@@ -138,6 +138,24 @@ def test_random_label_sets_match_autojudge(seed):
         warnings.simplefilter("ignore")  # sklearn and numpy on constant topics
         assert check(reference, sets, max_grade=t_max, label_max_grade=p_max, threshold=threshold) <= TOL
         assert check(reference, sets, max_grade=t_max, label_max_grade=p_max, missing="skip") <= TOL
+
+
+def test_unjudged_grades_as_zero_match_autojudge():
+    """autojudge-evaluate clips a negative grade to 0; unjudged="zero" does the same, the default
+    leaves such rows out (they are no label)."""
+    needs_autojudge()
+    rng = np.random.default_rng(11)
+    reference, sets = random_sets(rng, 6, 3, 3, n_sets=2)
+    reference.loc[rng.random(len(reference)) < 0.2, "relevance"] = -1
+    sets["s0"].loc[rng.random(len(sets["s0"])) < 0.2, "relevance"] = -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert check(reference, sets, max_grade=3, label_max_grade=3, threshold=2, unjudged="zero") <= TOL
+        try:  # the default differs: larger differences, or NaN against a value
+            differs = check(reference, sets, max_grade=3, label_max_grade=3, threshold=2) > TOL
+        except AssertionError:
+            differs = True
+        assert differs
 
 
 def test_llmjudge_extract_matches_autojudge():
