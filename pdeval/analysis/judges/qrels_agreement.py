@@ -16,9 +16,9 @@ reference uses and each label set's own highest grade. ``missing`` rules topics 
 lacks: ``"fill"`` compares them with the other side all ``fill_value``; ``"skip"`` leaves them
 out, ``"warn"`` too with a warning; ``"error"`` raises. Negative grades (pooled, not judged)
 are not labels with ``unjudged="drop"`` (default); ``"zero"`` makes them grade 0, as the track
-clips them. Under ``"skip"`` a topic where one side finds
-nothing relevant keeps its precision, recall and F1 (one of them 0; the track's
-``set_overlap`` drops the topic).
+clips them. A topic where one side finds nothing relevant keeps its precision, recall
+and F1 (one of them 0) with ``empty_sets="zero"`` (default); ``"skip"`` leaves it out of
+them, as the track's ``set_overlap`` does under ``on_missing="skip"`` or ``"warn"``.
 
 **Statistics** (``statistic``), with relevant meaning grade >= ``threshold`` (reference) and
 >= ``label_threshold`` (label sets), TP, FP, FN counted over the compared documents:
@@ -159,7 +159,8 @@ def _ari(n, tp, rr, lr) -> np.ndarray:
     return np.where(n > 0, np.where((split_true == 0) & (split_pred == 0), 1.0, ari), np.nan)
 
 
-def _statistics(confusion: np.ndarray, threshold: int, label_threshold: int, label_top: np.ndarray) -> dict:
+def _statistics(confusion: np.ndarray, threshold: int, label_threshold: int, label_top: np.ndarray,
+                empty_sets: str = "zero") -> dict:
     """Every statistic of every group: name -> (values (groups x k), reference thresholds, label
     thresholds, which of the k exist per group). ``label_top``: the label scale's top per group."""
     g, rows, cols = confusion.shape
@@ -170,7 +171,8 @@ def _statistics(confusion: np.ndarray, threshold: int, label_threshold: int, lab
         recall = np.where(tp + fn > 0, tp / (tp + fn), 0.0)
         f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
         jaccard = np.where(tp + fp + fn > 0, tp / (tp + fp + fn), np.nan)
-    none_relevant = (rr == 0) & (lr == 0)  # a topic neither side finds relevant has no set overlap
+    # a topic neither side (with empty_sets="skip": one side) finds relevant has no set overlap
+    none_relevant = ((rr == 0) | (lr == 0)) if empty_sets == "skip" else ((rr == 0) & (lr == 0))
     every = np.ones((g, 1), dtype=bool)
     pair = (np.array([threshold]), np.array([label_threshold]), every)
     out = {name: (np.where(none_relevant, np.nan, value)[:, None], *pair)
@@ -223,13 +225,14 @@ def _mean_over_topics(stats: dict, keep: np.ndarray, n_sets: int, n_topics: int)
     return out
 
 
-def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray, thresholds: tuple) -> pd.DataFrame:
+def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray, thresholds: tuple,
+           empty_sets: str) -> pd.DataFrame:
     """The long frame of every statistic per (label set, topic), their means and the pooled values."""
     n_sets, n_topics = len(names), len(topics)
     p_max = int(set_top.max())
     per_topic = _confusion(s * n_topics + topic, t, p, n_sets * n_topics, t_max, p_max)
     pooled = _confusion(s, t, p, n_sets, t_max, p_max)
-    topic_stats = _statistics(per_topic, *thresholds, np.repeat(set_top, n_topics))
+    topic_stats = _statistics(per_topic, *thresholds, np.repeat(set_top, n_topics), empty_sets)
     kept = keep.ravel()
     topic_stats_kept = {k: (v[kept], ti, pj, np.broadcast_to(e, v.shape)[kept])
                         for k, (v, ti, pj, e) in topic_stats.items()}
@@ -238,7 +241,7 @@ def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray,
         _long(topic_stats_kept, np.repeat(names, n_topics)[kept], np.tile(topics, n_sets)[kept], n_topic[kept]),
         _long(_mean_over_topics(topic_stats, keep, n_sets, n_topics), names, np.full(n_sets, MEAN, dtype=object),
               n_pooled),
-        _long(_statistics(pooled, *thresholds, set_top), names, np.full(n_sets, ALL, dtype=object), n_pooled),
+        _long(_statistics(pooled, *thresholds, set_top, empty_sets), names, np.full(n_sets, ALL, dtype=object), n_pooled),
     ]
     out = pd.concat(frames, ignore_index=True)
     order = pd.Categorical(out["statistic"], categories=list(QRELS_STATISTICS), ordered=True)
@@ -251,7 +254,7 @@ def _table(s, topic, t, p, keep, names, topics, t_max: int, set_top: np.ndarray,
 @contract(qrels=Frame("qrels", variants=False), others=LABEL_SETS, threshold=Integer(0),
           label_threshold=Nullable(Integer(0)), max_grade=Nullable(Integer(1)), label_max_grade=Nullable(Integer(1)),
           fill_value=Nullable(Integer(0)), missing=Choice("fill", "skip", "warn", "error", renamed={"raise": "error"}),
-          grade_map=GRADE_MAP, unjudged=Choice("drop", "zero"))
+          grade_map=GRADE_MAP, unjudged=Choice("drop", "zero"), empty_sets=Choice("zero", "skip"))
 def qrels_agreement(
     qrels: pd.DataFrame,
     others: LabelSets,
@@ -264,6 +267,7 @@ def qrels_agreement(
     missing: Literal["fill", "skip", "warn", "error"] = "fill",
     grade_map: GradeMap = None,
     unjudged: Literal["drop", "zero"] = "drop",
+    empty_sets: Literal["zero", "skip"] = "zero",
 ) -> pd.DataFrame:
     """Per-topic agreement of label sets with a reference: the TREC Auto-Judge qrels measures.
 
@@ -271,10 +275,9 @@ def qrels_agreement(
     qrels frame, a mapping ``name -> qrels`` or a long frame with ``label_set``, as
     :func:`pdeval.label_sets` takes them).
 
-    The documents, topics and scales compared and the definition of each statistic are in
-    :mod:`pdeval.analysis.judges.qrels_agreement` (the guide's "Agreement per topic").
-    ``autojudge-evaluate``'s ``default_grade``, per-side max grades and ``on_missing`` are
-    ``fill_value``, ``max_grade``/``label_max_grade`` and ``missing`` (``"default"`` is ``"fill"``).
+    The documents, topics and scales compared and the statistics are defined in
+    :mod:`pdeval.analysis.judges.qrels_agreement`. ``autojudge-evaluate``'s ``default_grade``, max
+    grades and ``on_missing`` are ``fill_value``, ``max_grade``/``label_max_grade``, ``missing``.
 
     Parameters
     ----------
@@ -298,6 +301,8 @@ def qrels_agreement(
         A grade mapping applied to ``others`` first (:func:`pdeval.map_grades`).
     unjudged : {'drop', 'zero'}, default 'drop'
         Negative grades (pooled, not judged) are no label, or grade 0 (``autojudge-evaluate``).
+    empty_sets : {'zero', 'skip'}, default 'zero'
+        A side with no relevant document on a topic: P or R is 0, or the topic has no P, R, F1.
 
     Returns
     -------
@@ -349,4 +354,4 @@ def qrels_agreement(
         set_top = np.full(n_sets, label_max_grade, dtype=np.int64)
     p = np.minimum(p, set_top[s])
     label_threshold = threshold if label_threshold is None else label_threshold
-    return _table(s, topic, t, p, keep, names, topics, t_max, set_top, (threshold, label_threshold))
+    return _table(s, topic, t, p, keep, names, topics, t_max, set_top, (threshold, label_threshold), empty_sets)

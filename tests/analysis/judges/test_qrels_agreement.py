@@ -41,7 +41,7 @@ def worst_difference(ours: pd.DataFrame, theirs: pd.DataFrame, skipped: bool = F
     row of ours the oracle lacks (P/R/F1 of a topic without relevant documents) is NaN."""
     both = ours.merge(theirs, on=KEYS, how="outer", suffixes=("", "_oracle"), indicator=True)
     assert not (both["_merge"] == "right_only").any(), both[both["_merge"] == "right_only"].head()
-    if skipped:  # set_overlap skips a topic one side finds nothing relevant on; ours keeps it (P or R is 0)
+    if skipped:  # set_overlap skips a topic one side finds nothing relevant on; empty_sets="zero" keeps it
         overlap = both["statistic"].isin(["precision", "recall", "f1"])  # so their means differ too
         both = both[~(overlap & (both["query_id"] == "mean"))]
         both = both[~(overlap & (both["_merge"] == "left_only")) | both["value"].isna()]
@@ -51,10 +51,11 @@ def worst_difference(ours: pd.DataFrame, theirs: pd.DataFrame, skipped: bool = F
 
 
 def check(reference: pd.DataFrame, sets: dict, *, max_grade: int, label_max_grade: int | None, threshold: int = 1,
-          label_threshold: int | None = None, missing: str = "fill", fill_value: int = 0, unjudged: str = "drop") -> float:
+          label_threshold: int | None = None, missing: str = "fill", fill_value: int = 0, unjudged: str = "drop",
+          empty_sets: str = "zero") -> float:
     result = pdeval.qrels_agreement(reference, sets, threshold=threshold, label_threshold=label_threshold,
                                     max_grade=max_grade, label_max_grade=label_max_grade, missing=missing,
-                                    fill_value=fill_value, unjudged=unjudged)
+                                    fill_value=fill_value, unjudged=unjudged, empty_sets=empty_sets)
     label_threshold = threshold if label_threshold is None else label_threshold
     worst = 0.0
     for name, labels in sets.items():
@@ -63,7 +64,8 @@ def check(reference: pd.DataFrame, sets: dict, *, max_grade: int, label_max_grad
                                truth_relevance_threshold=threshold, predict_relevance_threshold=label_threshold,
                                on_missing={"fill": "default"}.get(missing, missing), default_grade=fill_value)
         ours = result[(result.label_set == name) & (result.query_id != "all")]
-        worst = max(worst, worst_difference(ours[KEYS + ["value"]], theirs, skipped=missing != "fill"))
+        skipped = missing != "fill" and empty_sets == "zero"
+        worst = max(worst, worst_difference(ours[KEYS + ["value"]], theirs, skipped=skipped))
     return worst
 
 
@@ -138,6 +140,7 @@ def test_random_label_sets_match_autojudge(seed):
         warnings.simplefilter("ignore")  # sklearn and numpy on constant topics
         assert check(reference, sets, max_grade=t_max, label_max_grade=p_max, threshold=threshold) <= TOL
         assert check(reference, sets, max_grade=t_max, label_max_grade=p_max, missing="skip") <= TOL
+        assert check(reference, sets, max_grade=t_max, label_max_grade=p_max, missing="skip", empty_sets="skip") <= TOL
 
 
 def test_unjudged_grades_as_zero_match_autojudge():
