@@ -19,8 +19,8 @@
   :func:`standardize`, :func:`zscore_table`, :func:`read_zscores` / :func:`write_zscores`
   (trec_eval ``-Z`` files);
 * automatic judgments: :func:`merge_qrels`, :func:`judged_by_source`, :func:`label_sets`,
-  :func:`map_grades`, :func:`agreement`, :func:`leaderboards`, :func:`compare_leaderboards`,
-  :func:`leaderboard_changes`, :func:`fill_holes`.
+  :func:`map_grades`, :func:`agreement`, :func:`qrels_agreement`, :func:`leaderboards`,
+  :func:`compare_leaderboards`, :func:`leaderboard_changes`, :func:`fill_holes`.
 * the ecosystem (:mod:`pdeval.integrations`): :func:`experiment` (PyTerrier's table),
   :func:`from_ranx` / :func:`to_ranx`, :func:`read_trec_eval` / :func:`write_trec_eval`,
   :func:`read_table` / :func:`write_table` (Parquet, Arrow IPC); Polars and Arrow frames,

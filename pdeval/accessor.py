@@ -141,7 +141,7 @@ del _kinds, _paths, _path
 #: here so that ``df.ir.plot`` documents them without importing matplotlib
 FIGURES = ("robustness_curve", "mean_by_level", "estimated_vs_actual", "correlation_heatmap",
            "discriminative_power_bars", "swap_rate_curve", "topic_distributions", "significance_matrix",
-           "bound_intervals", "estimate_intervals")
+           "bound_intervals", "estimate_intervals", "judge_scatter", "judge_intervals")
 
 
 class _Plots:

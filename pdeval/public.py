@@ -78,6 +78,7 @@ API: dict[str, Entry] = {
     "map_grades": Entry("pdeval.analysis.judges.labels", _QRELS),
     "fill_holes": Entry("pdeval.analysis.judges.holes", _RUN),
     "agreement": Entry("pdeval.analysis.judges.agreement", _QRELS),
+    "qrels_agreement": Entry("pdeval.analysis.judges.qrels_agreement", _QRELS),
     "leaderboards": Entry("pdeval.analysis.judges.leaderboards", _RUN),
     "compare_leaderboards": Entry("pdeval.analysis.judges.leaderboards", _RESULT),
     "leaderboard_changes": Entry("pdeval.analysis.judges.leaderboards", _RESULT),

@@ -292,13 +292,14 @@ def test_result_bundles_show_their_summary_table():
         "anova": (pdeval.anova(result), "effect_sizes"),
         "swap_rates": (pdeval.swap_rates(result, c=2, n_resamples=10, progress=False), "bins"),
         "discriminative_power": (pdeval.discriminative_power(result, n_resamples=10, progress=False), "pairs"),
+        "agreement": (pdeval.agreement(qrels, {"x": qrels.assign(relevance=[0, 1, 1, 1])}), "statistics"),
     }
     for name, (frame, view) in frames.items():  # a DataFrame (its summary table) carrying its other frames
         assert isinstance(frame, pd.DataFrame) and len(frame), name
         assert isinstance(getattr(frame, view), pd.DataFrame) and view in frame.views(), name
         for derived in (frame.sort_values(frame.columns[0]), frame.head(1), pd.concat([frame, frame])):
             assert type(derived) is pd.DataFrame, name
-    bundles = [pdeval.agreement(qrels, {"x": qrels.assign(relevance=[0, 1, 1, 1])})]
+    bundles = [frames["agreement"][0].bundle]
     for bundle in bundles:
         table = bundle.to_frame()
         assert isinstance(table, pd.DataFrame) and len(table)

@@ -14,7 +14,10 @@ One function per figure of the literature the package reproduces:
   Groenqvist 2008);
 * :func:`topic_distributions` -- per-topic values of one measure, per run;
 * :func:`significance_matrix` and :func:`bound_intervals` -- runs compared with each other
-  (defined in :mod:`pdeval.report.run_figures`, listed here with the others).
+  (defined in :mod:`pdeval.report.run_figures`, listed here with the others);
+* :func:`judge_scatter` and :func:`judge_intervals` -- automatic judges against the reference
+  labels: run means under both with the reference's top k marked, and each judge's
+  leaderboard correlation with its interval (defined in :mod:`pdeval.report.judge_figures`).
 
 Functions that facet return a :class:`seaborn.FacetGrid` (its ``.figure`` is the matplotlib
 figure), the others a :class:`matplotlib.figure.Figure`; both have ``savefig``. Every figure
@@ -45,6 +48,7 @@ from pdeval.report.display import notebook_figure
 from pdeval.analysis.rankings.coefficients import METHODS as COEFFICIENTS
 from pdeval.common.contract import Anything, Boolean, Choice, Integer, ListOf, MappingOf, Nullable, Real, Text, contract
 from pdeval.frames.domains import Frame
+from pdeval.report.judge_figures import judge_intervals, judge_scatter
 from pdeval.report.run_figures import MEASURE, TITLE, bound_intervals, estimate_intervals, significance_matrix
 from pdeval.report.style import (
     BAND_ALPHA,
@@ -89,6 +93,8 @@ __all__ = [
     "significance_matrix",
     "bound_intervals",
     "estimate_intervals",
+    "judge_scatter",
+    "judge_intervals",
 ]
 
 

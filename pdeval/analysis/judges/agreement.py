@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.bundle import ResultBundle
+from pdeval.analysis.bundle import ResultBundle, ResultFrame
 from pdeval.analysis.judges.labels import (
     GRADE_MAP, LABEL_SET, LABEL_SETS, GradeMap, LabelSets, label_sets, map_grades, pair_codes, plain_labels,
 )
@@ -72,7 +72,7 @@ class Agreement(ResultBundle):
         return table.reset_index()
 
 
-def _kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def weighted_kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Cohen's kappa of each confusion matrix (groups x G x G) with disagreement weights (G x G)."""
     n = confusion.sum(axis=(1, 2))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -80,7 +80,7 @@ def _kappa(confusion: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return 1.0 - (confusion * weights).sum(axis=(1, 2)) / (expected * weights).sum(axis=(1, 2))
 
 
-def _alpha(coincidence: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+def coincidence_alpha(coincidence: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
     """Krippendorff's alpha of each coincidence matrix (groups x G x G) for one metric."""
     n_v = coincidence.sum(axis=1)
     n = n_v.sum(axis=1)
@@ -111,15 +111,15 @@ def _statistics(confusion: np.ndarray, coincidence: np.ndarray, values: np.ndarr
         same = binary[:, None] == binary[None, :]
         binary_agreement = (confusion * same).sum(axis=(1, 2)) / n
     return {
-        "kappa": _kappa(confusion, 1.0 - np.eye(g)),
-        "kappa_linear": _kappa(confusion, distance),
-        "kappa_quadratic": _kappa(confusion, distance**2),
-        "alpha_nominal": _alpha(coincidence, values, "nominal"),
-        "alpha_ordinal": _alpha(coincidence, values, "ordinal"),
-        "alpha_interval": _alpha(coincidence, values, "interval"),
+        "kappa": weighted_kappa(confusion, 1.0 - np.eye(g)),
+        "kappa_linear": weighted_kappa(confusion, distance),
+        "kappa_quadratic": weighted_kappa(confusion, distance**2),
+        "alpha_nominal": coincidence_alpha(coincidence, values, "nominal"),
+        "alpha_ordinal": coincidence_alpha(coincidence, values, "ordinal"),
+        "alpha_interval": coincidence_alpha(coincidence, values, "interval"),
         "exact": exact,
         "binary": binary_agreement,
-        "binary_kappa": _kappa(confusion2, 1.0 - np.eye(2)),
+        "binary_kappa": weighted_kappa(confusion2, 1.0 - np.eye(2)),
     }
 
 
@@ -148,7 +148,7 @@ def agreement(
     overall: bool = True,
     grade_map: GradeMap = None,
     missing: Literal["warn", "ignore", "error"] = "warn",
-) -> Agreement:
+) -> ResultFrame:
     """Agreement of one or many label sets with a reference label set, in one vectorised pass.
 
     ``qrels`` is the reference label set (e.g. the human labels); ``others`` is a qrels frame, a
@@ -208,8 +208,9 @@ def agreement(
 
     Returns
     -------
-    Agreement
-        ``statistics``, ``confusion`` and ``coverage`` frames; ``to_frame()`` is the wide table.
+    ResultFrame
+        The wide table (a row per label set [and topic], a column per statistic); attributes
+        ``statistics`` (long), ``confusion``, ``coverage``; ``.bundle`` is the :class:`Agreement`.
 
     Raises
     ------
@@ -227,10 +228,9 @@ def agreement(
     --------
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 1, 0, 0, 1]})
     >>> llm = qrels.assign(relevance=[1, 0, 0, 1, 1])
-    >>> pdeval.agreement(qrels, {"llm": llm})
-    Agreement: summary table (1 rows, .to_frame()); also statistics (9 rows), confusion (4 rows), coverage (1 rows)
-      label_set     kappa  kappa_linear  kappa_quadratic  alpha_nominal  alpha_ordinal  alpha_interval  exact  binary  binary_kappa
-    0       llm  0.166667      0.166667         0.166667           0.25           0.25            0.25    0.6     0.6      0.166667
+    >>> pdeval.agreement(qrels, {"llm": llm})[["label_set", "kappa", "alpha_ordinal", "exact"]]
+      label_set     kappa  alpha_ordinal  exact
+    0       llm  0.166667           0.25    0.6
     """
     ref = plain_labels(qrels, "the reference qrels", labels_only=True)
     ref = ref.loc[ref["relevance"].to_numpy() >= 0].reset_index(drop=True)
@@ -288,7 +288,7 @@ def agreement(
         stats_parts += _all_coders_statistics(unit, grade, topic_names, n_units, values, per_topic)
     statistics = pd.concat(stats_parts, ignore_index=True)
     confusion = pd.concat(confusion_parts, ignore_index=True)
-    return Agreement(statistics, confusion, coverage)
+    return ResultFrame.of(Agreement(statistics, confusion, coverage))
 
 
 def _coverage(set_code: np.ndarray, set_names, common: np.ndarray, n_reference: int, missing: str) -> pd.DataFrame:
@@ -336,7 +336,7 @@ def _all_coders_statistics(unit: np.ndarray, grade: np.ndarray, topic_names: pd.
     for unit_group, n_groups, names in coders:
         coincidence = _all_coders_coincidence(unit, grade, unit_group, n_units, n_groups, g)
         pairable = coincidence.sum(axis=(1, 2)) / 2.0
-        stats = {lvl: _alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
+        stats = {lvl: coincidence_alpha(coincidence, values, lvl.split("_")[1]) for lvl in STATISTICS if lvl.startswith("alpha")}
         keys = {LABEL_SET: np.full(n_groups, ALL_SETS, dtype=object)}
         if per_topic:
             keys["query_id"] = names if names is not None else np.full(n_groups, "all", dtype=object)
