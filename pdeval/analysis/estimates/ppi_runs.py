@@ -1,6 +1,10 @@
 """``estimate(..., method="ppi")``: prediction-powered inference of run means from the human
 labels of a random sample of the topics and automatic labels of every topic (the estimators
-are :mod:`pdeval.analysis.estimates.ppi`'s), and the automatic labels ``estimate`` reads."""
+are :mod:`pdeval.analysis.estimates.ppi`'s), and the automatic labels ``estimate`` reads.
+
+With complete judgments (human labels for every topic that has automatic ones) the run mean is
+known: the estimate is the human labels' mean with an interval of width zero (λ = 0, the
+automatic labels play no part), with or without ``strata``."""
 
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ def ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, str
         raise SchemaError(f"{len(missing)} topic(s) have human labels but no automatic ones ({missing[:3]}): PPI "
                           "needs the automatic labels of every topic")
     unlabelled = np.array(sorted(set(every) - set(labelled), key=str), dtype=object)
-    stratum_of = None if strata is None else _strata_of(strata, labelled, unlabelled)
+    complete = len(unlabelled) == 0  # every topic judged by humans: the mean is known, nothing to infer
+    stratum_of = None if strata is None or complete else _strata_of(strata, labelled, unlabelled)
     options: dict[str, Any] = {"complete": True, "score_precision": score_precision, "depth": depth}
     run = as_run(run)
     on_labelled = run.loc[run["query_id"].astype(str).isin(labelled)]  # the other topics have no human label
@@ -67,7 +72,10 @@ def ppi_estimate(run, qrels, parsed, automatic, baseline, confidence, tuned, str
             Y, Yhat, Yu = (m[others].sub(m[baseline], axis=0) for m in (Y, Yhat, Yu))
             names = others
         extra: dict[str, Any] = {}
-        if stratum_of is None:
+        if complete:
+            est, lam = Y.mean().to_numpy(), np.zeros(len(names))
+            low = high = est
+        elif stratum_of is None:
             est, low, high, lam = ppi_mean(Y.to_numpy(), Yhat.to_numpy(), Yu.to_numpy(), confidence=confidence,
                                            tuned=tuned)
         else:

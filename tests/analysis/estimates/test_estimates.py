@@ -306,6 +306,18 @@ def test_estimate_ppi_equals_ppi_python_on_run_scores():
     assert sorted(differences["run"]) == ["r1", "r2"] and (differences["baseline"] == "r0").all()
 
 
+@pytest.mark.parametrize("strata", [None, {f"t{i}": i % 2 for i in range(6)}])
+def test_ppi_with_complete_judgments_is_the_exact_value_with_zero_width(strata):
+    run, qrels = collection(9, n_runs=3, n_topics=6, judged=25)
+    automatic = qrels.assign(relevance=0)  # however wrong the automatic labels, the human ones decide
+    got = pdeval.estimate(run, qrels, ["P@5", "AP"], method="ppi", automatic=automatic, per="run", strata=strata)
+    exact = pdeval.evaluate(run, qrels, ["P@5", "AP"], complete=True).groupby(["run", "measure"])["value"].mean()
+    np.testing.assert_allclose(got["estimate"], exact.loc[list(zip(got["run"], got["measure"]))], atol=1e-12)
+    np.testing.assert_allclose(got["value"], got["estimate"], atol=1e-12)
+    assert (got["low"] == got["high"]).all() and (got["low"] == got["estimate"]).all()
+    assert (got["unlabelled"] == 0).all() and (got["lam"] == 0).all()
+
+
 def test_ppi_intervals_cover_at_their_level():
     """2,000 simulated experiments with known truth: the 95 % intervals cover 95 % ± 2 %."""
     rng = np.random.default_rng(2026)
