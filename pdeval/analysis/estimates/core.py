@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.estimates import label_priors
+from pdeval.analysis.estimates import label_priors, run_effects
 from pdeval.analysis.estimates import resampled as resampled_measures
 from pdeval.analysis.estimates import unique_priors
 from pdeval.analysis.estimates.unique_priors import GroupLike, UnitEffect
@@ -76,6 +76,7 @@ CHUNK_CELLS = 1 << 22
     group=GROUP,
     automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
     smoothing=Real(0),
+    spread=Choice("auto") | Real(0),
     n_resamples=Integer(1),
     confidence=Real(0, 1, closed="neither"),
     per=Choice("topic", "run"),
@@ -95,6 +96,7 @@ CHUNK_CELLS = 1 << 22
         "group": ("method", ("bootstrap",)),
         "automatic": ("method", ("labels", "ppi")),
         "smoothing": ("method", ("labels",)),
+        "spread": ("method", ("bootstrap",)),
         "n_resamples": ("method", ("bootstrap", "labels")),
         "baseline": ("method", ("ppi",)),
         "tuned": ("method", ("ppi",)),
@@ -116,6 +118,7 @@ def estimate(
     group: GroupLike = None,
     automatic: Union[None, pd.DataFrame, Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
     smoothing: float = 1.0,
+    spread: Union[Literal["auto"], float] = "auto",
     n_resamples: int = 1000,
     confidence: float = 0.95,
     per: Literal["topic", "run"] = "topic",
@@ -180,6 +183,16 @@ def estimate(
         automatic labels of every topic.
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
+    spread : 'auto' or float, default 'auto'
+        ``method="bootstrap"``: the uncertainty of the prior itself, σ of a random effect of the
+        run on the rate at which its unjudged documents are relevant (log scale): in every
+        resample each run draws one factor ``exp(σ·z)``, ``z ~ N(0, 1)``, that scales the
+        relevant grades' probabilities of all its unjudged documents
+        (:mod:`pdeval.analysis.estimates.run_effects`). ``0``: Fröbe et al.'s bootstrap, whose
+        interval holds only the draws of independent labels. ``"auto"``: the σ of the prior
+        chosen by a leave-one-collection-out calibration study
+        (:data:`~pdeval.analysis.estimates.run_effects.SPREADS`); the coverage measured for it
+        travels with the result (``attrs``).
     n_resamples : int, default 1000
         Draws of the bootstrap.
     confidence : float, default 0.95
@@ -219,7 +232,11 @@ def estimate(
         ``automatic`` the mean with automatic labels over every topic, ``labelled``,
         ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
         differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
-        the strata's λ_k averaged with the weights w_k.
+        the strata's λ_k averaged with the weights w_k. The bootstrap's ``attrs`` hold
+        ``prior``, ``spread`` (σ), ``coverage`` (for the default ``spread="auto"`` at 95 %:
+        the coverage of run means measured per held-out collection and measure by the
+        calibration study; empty otherwise) and ``coverage_reached`` (that coverage >= 0.90
+        on every collection and measure).
 
     Raises
     ------
@@ -282,11 +299,17 @@ def estimate(
             probabilities = _unique_prior(frame, qrels, lists, keys, unique)
         else:
             probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+        sigma = run_effects.spread_of(spread, prior, method)
+        _, run_of_row = _unjudged_rows(lists, keys)
+        probabilities = run_effects.with_spread(probabilities, run_of_row, keys["run"].nunique(), sigma)
         if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
             lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+    frame = _tidy(keys, parsed, lists, value, draws, confidence, per)
+    if method == "bootstrap":
+        frame.attrs.update(run_effects.documented(prior, sigma, confidence))
+    return frame
 
 
 def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:
