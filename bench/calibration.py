@@ -105,6 +105,45 @@ def truth_of(mine: pd.DataFrame, fewer: pd.DataFrame, qrels: pd.DataFrame) -> pd
     return pd.concat(parts).groupby(["run", "measure"])["value"].mean()
 
 
+def over_spreads(frame, fewer, options, n_resamples) -> list:
+    """``estimate(frame, fewer, MEASURES, spread=σ, per="run", seed=1, **options)`` for every σ of
+    SPREADS. The layout and the prior do not depend on σ, so they are built once with the
+    library's own steps and only the draws are repeated (the first σ > 0 is checked against
+    ``estimate`` itself); should those steps change, one ``estimate`` call per σ."""
+    import pdeval
+    from pdeval.analysis.estimates import core, run_effects
+    from pdeval.common.seeds import generator
+    from pdeval.frames.canonical import as_run
+    from pdeval.measures import parse_all
+
+    def public(sigma):
+        return pdeval.estimate(frame, fewer, MEASURES, spread=sigma, n_resamples=n_resamples, seed=1, per="run",
+                               progress=False, **options).assign(spread=sigma)
+
+    try:
+        parsed, run = parse_all(MEASURES), as_run(frame, duplicates=None)
+        lists, keys, _ = core._lay_out(run, fewer, None, "float64", None)
+        if options["prior"] == "unique":
+            unique = {k: options[k] for k in ("pooled", "pool_depth", "group")}
+            probabilities = core._unique_prior(run, fewer, lists, keys, unique)
+        else:
+            probabilities = core._priors(lists, fewer, None, None, "bootstrap", options["prior"], None, 1.0)
+        _, run_of_row = core._unjudged_rows(lists, keys)
+        out = []
+        for sigma in SPREADS:
+            spread = run_effects.with_spread(probabilities, run_of_row, keys["run"].nunique(), sigma)
+            cut, spread = core._cut(lists, spread, DEPTH)
+            draws, value = core._draw_values(cut, spread, parsed, n_resamples, generator(1), False)
+            out.append(core._tidy(keys, parsed, cut, value, draws, 0.95, "run").assign(spread=sigma))
+        check = public(SPREADS[1])
+        pd.testing.assert_frame_equal(check.reset_index(drop=True), out[1].reset_index(drop=True), check_dtype=False,
+                                      check_like=True)
+        return out
+    except (AttributeError, TypeError, ValueError, AssertionError) as exc:
+        print(f"  (one estimate call per σ: {type(exc).__name__})", flush=True)
+        return [public(sigma) for sigma in SPREADS]
+
+
 def one_team(runs, qrels, fewer, team_of, team, pooled, n_resamples) -> pd.DataFrame:
     import pdeval
 
@@ -130,11 +169,9 @@ def one_team(runs, qrels, fewer, team_of, team, pooled, n_resamples) -> pd.DataF
         if prior == "unique":
             options.update(pooled=others, pool_depth=DEPTH, group=team_of)
             frame = with_pool
-        for sigma in SPREADS:
-            got = pdeval.estimate(frame, fewer, MEASURES, spread=sigma, n_resamples=n_resamples, seed=1, per="run",
-                                  progress=False, **options)
+        for got in over_spreads(frame, fewer, options, n_resamples):
             got = got[got["run"].isin(holes)].set_index(["run", "measure"])
-            rows.append(got.join(base).reset_index().assign(prior=prior, spread=sigma))
+            rows.append(got.join(base).reset_index().assign(prior=prior))
     return pd.concat(rows, ignore_index=True).assign(team=team, judged_at_10=lambda f: f["run"].map(judged))
 
 
@@ -151,6 +188,7 @@ def study(collections, n_resamples, teams_limit=None) -> pd.DataFrame:
         teams = sorted(fewer_of)[:teams_limit] if teams_limit else sorted(fewer_of)
         for team in teams:
             out.append(one_team(runs, qrels, fewer_of[team], team_of, team, pooled, n_resamples).assign(collection=name))
+            print(f"  {name}, {team}: {time.perf_counter() - start:.0f} s", flush=True)
         print(f"{name}: {len(teams)} teams left out in {time.perf_counter() - start:.0f} s", flush=True)
     return pd.concat(out, ignore_index=True)
 
@@ -187,7 +225,7 @@ def leave_one_collection_out(table: pd.DataFrame, target: float) -> pd.DataFrame
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--resamples", type=int, default=400)
     parser.add_argument("--target", type=float, default=0.95)
     parser.add_argument("--collections", nargs="*", default=["CLEF 2015", "CLEF 2016", "CLEF 2018", "TREC DL 2021"])
     parser.add_argument("--out", default=str(HERE / "calibration"))

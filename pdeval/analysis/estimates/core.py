@@ -76,7 +76,7 @@ CHUNK_CELLS = 1 << 22
     group=GROUP,
     automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
     smoothing=Real(0),
-    spread=Choice("auto") | Real(0),
+    spread=Real(0) | Choice("auto"),
     n_resamples=Integer(1),
     confidence=Real(0, 1, closed="neither"),
     per=Choice("topic", "run"),
