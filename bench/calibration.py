@@ -131,7 +131,7 @@ def over_spreads(frame, fewer, options, n_resamples) -> list:
         _, run_of_row = core._unjudged_rows(lists, keys)
         out = []
         for sigma in SPREADS:
-            spread = run_effects.with_spread(probabilities, run_of_row, keys["run"].nunique(), sigma)
+            spread = run_effects.with_spread(probabilities, run_of_row, sigma)
             cut, spread = core._cut(lists, spread, DEPTH)
             draws, value = core._draw_values(cut, spread, parsed, n_resamples, generator(1), False)
             out.append(core._tidy(keys, parsed, cut, value, draws, 0.95, "run").assign(spread=sigma))

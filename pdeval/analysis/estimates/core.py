@@ -184,15 +184,10 @@ def estimate(
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
     spread : 'auto' or float, default 'auto'
-        ``method="bootstrap"``: the uncertainty of the prior itself, σ of a random effect of the
-        run on the rate at which its unjudged documents are relevant (log scale): in every
-        resample each run draws one factor ``exp(σ·z)``, ``z ~ N(0, 1)``, that scales the
-        relevant grades' probabilities of all its unjudged documents
-        (:mod:`pdeval.analysis.estimates.run_effects`). ``0``: Fröbe et al.'s bootstrap, whose
-        interval holds only the draws of independent labels. ``"auto"``: the σ of the prior
-        chosen by a leave-one-collection-out calibration study
-        (:data:`~pdeval.analysis.estimates.run_effects.SPREADS`); the coverage measured for it
-        travels with the result (``attrs``).
+        The prior's own uncertainty (bootstrap): each run draws per resample one factor
+        ``exp(spread·z)`` of its unjudged documents' relevant probabilities (0: Fröbe et al.
+        unchanged; 'auto': the σ a leave-one-collection-out study chose for the prior;
+        :mod:`pdeval.analysis.estimates.run_effects`, which states its coverage).
     n_resamples : int, default 1000
         Draws of the bootstrap.
     confidence : float, default 0.95
@@ -232,11 +227,8 @@ def estimate(
         ``automatic`` the mean with automatic labels over every topic, ``labelled``,
         ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
         differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
-        the strata's λ_k averaged with the weights w_k. The bootstrap's ``attrs`` hold
-        ``prior``, ``spread`` (σ), ``coverage`` (for the default ``spread="auto"`` at 95 %:
-        the coverage of run means measured per held-out collection and measure by the
-        calibration study; empty otherwise) and ``coverage_reached`` (that coverage >= 0.90
-        on every collection and measure).
+        the strata's λ_k averaged with the weights w_k. Bootstrap ``attrs``: ``prior``, ``spread``,
+        ``coverage`` (the default's, measured by that study) and ``coverage_reached`` (>= 0.90).
 
     Raises
     ------
@@ -299,17 +291,14 @@ def estimate(
             probabilities = _unique_prior(frame, qrels, lists, keys, unique)
         else:
             probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
-        sigma = run_effects.spread_of(spread, prior, method)
-        _, run_of_row = _unjudged_rows(lists, keys)
-        probabilities = run_effects.with_spread(probabilities, run_of_row, keys["run"].nunique(), sigma)
+        probabilities = run_effects.with_spread(probabilities, _unjudged_rows(lists, keys)[1],
+                                                run_effects.spread_of(spread, prior, method))
         if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
             lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     rng = generator(seed)
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    frame = _tidy(keys, parsed, lists, value, draws, confidence, per)
-    if method == "bootstrap":
-        frame.attrs.update(run_effects.documented(prior, sigma, confidence))
-    return frame
+    return run_effects.documented(_tidy(keys, parsed, lists, value, draws, confidence, per), method, prior,
+                                  run_effects.spread_of(spread, prior, method), confidence)
 
 
 def _unique_options(prior, pooled, pool_depth, group) -> Optional[dict]:

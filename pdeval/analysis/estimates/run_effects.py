@@ -65,7 +65,7 @@ def spread_of(spread: Union[str, float], prior: str, method: str) -> float:
     return float(spread)
 
 
-def with_spread(probabilities, run_of_row: np.ndarray, n_runs: int, spread: float):
+def with_spread(probabilities, run_of_row: np.ndarray, spread: float):
     """The prior with the run effect of the module docstring: a
     :class:`~pdeval.analysis.estimates.unique_priors.UnitEffect` drawing one factor per run and
     resample (a ``"unique"`` prior's own smoothing widens to ``hypot(h, σ)``)."""
@@ -75,16 +75,21 @@ def with_spread(probabilities, run_of_row: np.ndarray, n_runs: int, spread: floa
         return UnitEffect(probabilities.pool, probabilities.run_of_row, probabilities.n_runs, probabilities.factors,
                           float(np.hypot(probabilities.bandwidth, spread)))
     ones = np.ones((1, probabilities.shape[1]))
+    n_runs = int(run_of_row.max(initial=-1)) + 1
     return UnitEffect(np.asarray(probabilities, dtype=np.float64), run_of_row, n_runs, ones, float(spread))
 
 
-def documented(prior: str, spread: float, confidence: float) -> dict:
-    """The ``attrs`` of a result: the setting and, for the default one, its measured coverage."""
+def documented(frame, method: str, prior: str, spread: float, confidence: float):
+    """``frame`` with the bootstrap's setting and, for the default one, its measured coverage in
+    its ``attrs`` (the other methods' frames unchanged)."""
+    if method != "bootstrap":
+        return frame
     default = np.isclose(spread, SPREADS.get(prior, -1.0)) and np.isclose(confidence, 0.95)
     rows = COVERAGE.get(prior, []) if default else []
     coverage = [dict(zip(("collection", "measure", "coverage", "runs"), row)) for row in rows]
     reached = bool(rows) and all(row[2] >= 0.90 for row in rows)
-    return {"prior": prior, "spread": float(spread), "coverage": coverage, "coverage_reached": reached}
+    frame.attrs.update(prior=prior, spread=float(spread), coverage=coverage, coverage_reached=reached)
+    return frame
 
 
 __all__ = ["COVERAGE", "SPREADS", "documented", "spread_of", "with_spread"]

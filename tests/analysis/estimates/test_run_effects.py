@@ -28,7 +28,7 @@ def shallow(seed: int = 0, n_runs: int = 4, n_topics: int = 20, depth: int = 10,
 def test_one_factor_per_run_and_resample_shared_by_its_rows():
     base = np.array([[0.8, 0.1, 0.1], [0.6, 0.3, 0.1], [0.9, 0.05, 0.05], [0.5, 0.25, 0.25]])
     run_of_row = np.array([0, 0, 1, 1])
-    effect = run_effects.with_spread(base, run_of_row, 2, 0.5)
+    effect = run_effects.with_spread(base, run_of_row, 0.5)
     drawn = effect.draw(500, np.random.default_rng(0))
     ratio = drawn[:, :, 1:] / base[None, :, 1:]
     unclipped = (drawn[:, :, 1:].sum(axis=2) < 1 - 1e-12).all(axis=1)
@@ -50,7 +50,7 @@ def test_spread_zero_is_froebe_unchanged_and_widens_the_interval_of_run_means():
         widths[sigma] = (got["high"] - got["low"]).to_numpy()
         assert got.attrs["spread"] == sigma and got.attrs["prior"] == "both"
     assert (widths[1.0] > 1.5 * widths[0.0]).all()
-    assert run_effects.with_spread(np.ones((2, 2)) / 2, np.zeros(2, int), 1, 0.0).shape == (2, 2)
+    assert run_effects.with_spread(np.ones((2, 2)) / 2, np.zeros(2, int), 0.0).shape == (2, 2)
 
 
 def test_the_run_effect_does_not_average_away_over_topics():
@@ -68,7 +68,7 @@ def test_the_run_effect_does_not_average_away_over_topics():
 
 def test_the_unique_priors_smoothing_widens_by_the_spread():
     effect = UnitEffect(np.full((3, 2), 0.5), np.zeros(3, int), 1, np.ones((2, 2)), 0.3)
-    assert run_effects.with_spread(effect, effect.run_of_row, 1, 0.4).bandwidth == pytest.approx(0.5)
+    assert run_effects.with_spread(effect, effect.run_of_row, 0.4).bandwidth == pytest.approx(0.5)
 
 
 def test_complete_judgments_keep_zero_width_at_any_spread():
