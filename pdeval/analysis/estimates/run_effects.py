@@ -16,8 +16,9 @@ its topics, and independent draws per document average it away: the interval of 
 shrinks with the number of unjudged documents although the prior's error does not.
 
 **Model** (a hierarchical prior, a between-run variance component on the log relevance rate):
-in every resample each run draws one factor ``f = exp(σ·z)``, ``z ~ N(0, 1)``, shared by all its
-topics, and its unjudged documents get
+in every resample each run draws one factor ``f = exp(σ·z − σ²/2)``, ``z ~ N(0, 1)`` (mean 1: the
+spread widens the interval without moving the estimate, up to the clipping below), shared by
+all its topics, and its unjudged documents get
 
     q_g = b_g · f  (g > 0),   scaled to sum 1 if Σ_{g>0} q_g > 1,   p_0 = 1 − Σ_{g>0} q_g
 
@@ -71,12 +72,15 @@ def with_spread(probabilities, run_of_row: np.ndarray, spread: float):
     resample (a ``"unique"`` prior's own smoothing widens to ``hypot(h, σ)``)."""
     if spread <= 0 or isinstance(probabilities, CalibrationEffect):
         return probabilities
+    centre = np.exp(-spread ** 2 / 2.0)  # E[exp(σz)] = exp(σ²/2): the factor's mean stays 1
     if isinstance(probabilities, UnitEffect):
-        return UnitEffect(probabilities.pool, probabilities.run_of_row, probabilities.n_runs, probabilities.factors,
-                          float(np.hypot(probabilities.bandwidth, spread)))
-    ones = np.ones((1, probabilities.shape[1]))
+        bandwidth = float(np.hypot(probabilities.bandwidth, spread))
+        centre = np.exp((probabilities.bandwidth ** 2 - bandwidth ** 2) / 2.0)
+        return UnitEffect(probabilities.pool, probabilities.run_of_row, probabilities.n_runs,
+                          probabilities.factors * centre, bandwidth)
+    factors = np.full((1, probabilities.shape[1]), centre)
     n_runs = int(run_of_row.max(initial=-1)) + 1
-    return UnitEffect(np.asarray(probabilities, dtype=np.float64), run_of_row, n_runs, ones, float(spread))
+    return UnitEffect(np.asarray(probabilities, dtype=np.float64), run_of_row, n_runs, factors, float(spread))
 
 
 def documented(frame, method: str, prior: str, spread: float, confidence: float):

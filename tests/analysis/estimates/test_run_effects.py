@@ -35,10 +35,11 @@ def test_one_factor_per_run_and_resample_shared_by_its_rows():
     # within a run and resample: one factor for every row and grade
     np.testing.assert_allclose(ratio[unclipped, 0], ratio[unclipped, 1][:, :1].repeat(2, axis=1), rtol=1e-12)
     np.testing.assert_allclose(ratio[:, 2, 0], ratio[:, 2, 1], rtol=1e-12)
-    # the runs' factors differ, and log f is N(0, σ²)
+    # the runs' factors differ, and log f is N(-σ²/2, σ²): f has mean 1
     assert not np.allclose(ratio[:, 0, 0], ratio[:, 2, 0])
     logs = np.log(ratio[:, 2, 0])
-    assert abs(logs.std() - 0.5) < 0.05 and abs(logs.mean()) < 0.06
+    assert abs(logs.std() - 0.5) < 0.05 and abs(logs.mean() + 0.125) < 0.05
+    assert abs(ratio[:, 2, 0].mean() - 1.0) < 0.06
     np.testing.assert_allclose(drawn.sum(axis=2), 1.0, atol=1e-12)
 
 
@@ -68,7 +69,9 @@ def test_the_run_effect_does_not_average_away_over_topics():
 
 def test_the_unique_priors_smoothing_widens_by_the_spread():
     effect = UnitEffect(np.full((3, 2), 0.5), np.zeros(3, int), 1, np.ones((2, 2)), 0.3)
-    assert run_effects.with_spread(effect, effect.run_of_row, 0.4).bandwidth == pytest.approx(0.5)
+    wider = run_effects.with_spread(effect, effect.run_of_row, 0.4)
+    assert wider.bandwidth == pytest.approx(0.5)
+    np.testing.assert_allclose(wider.factors, np.exp(-0.4 ** 2 / 2))  # the added spread keeps the mean
 
 
 def test_complete_judgments_keep_zero_width_at_any_spread():
