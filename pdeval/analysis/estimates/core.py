@@ -262,9 +262,9 @@ def estimate(
     >>> qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d4"], "relevance": [1, 0, 1]})
     >>> pdeval.estimate(run, qrels, "P@3", n_resamples=200, seed=1, per="run", progress=False).round(3)
       run measure  value  estimate    low   high  topics
-    0   a     P@3  0.333     0.525  0.333  0.667       1
-    1   b     P@3  0.667     0.955  0.667  1.000       1
-    2   c     P@3  0.333     0.517  0.333  0.667       1
+    0   a     P@3  0.333     0.495  0.333  0.667       1
+    1   b     P@3  0.667     0.863  0.667  1.000       1
+    2   c     P@3  0.333     0.467  0.333  0.667       1
     """
     parsed = parse_all(measures)
     if method == "ppi":
