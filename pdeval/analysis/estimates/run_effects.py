@@ -46,15 +46,16 @@ import numpy as np
 from pdeval.analysis.estimates.label_priors import CalibrationEffect
 from pdeval.analysis.estimates.unique_priors import UnitEffect
 
-#: the default ``spread`` of each prior, chosen by the leave-one-collection-out study
-#: (``bench/calibration.py``, n_resamples=200): the smallest σ of the grid whose 95 % intervals of
-#: run means covered >= 95 % of the runs with unjudged documents in their top 10, pooled over the
-#: collections and measures
+#: the default ``spread`` of each prior. PROVISIONAL: read off a smoke run of the study
+#: (``bench/calibration.py --fast``: three teams of CLEF 2016), where σ = 0.75 brought the
+#: ``both`` prior's intervals to the truth; the leave-one-collection-out study on the four
+#: collections replaces them (the smallest σ whose intervals cover >= 95 % of the runs on every
+#: collection and measure), and fills :data:`COVERAGE`
 SPREADS = {"pool": 1.0, "run": 1.0, "both": 1.0, "unique": 0.5}
 
 #: the coverage of the default interval (``spread="auto"``) in that study, per held-out collection
-#: (each collection's σ chosen on the three others), worst measure first: (collection, measure,
-#: coverage, runs)
+#: (each collection's σ chosen on the three others): (collection, measure, coverage, runs); empty
+#: while the study has not been run, so that ``attrs["coverage_reached"]`` says False
 COVERAGE: dict[str, list[tuple[str, str, float, int]]] = {prior: [] for prior in SPREADS}
 
 
