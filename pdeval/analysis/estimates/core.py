@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from pdeval.analysis.estimates import label_priors
+from pdeval.analysis.estimates import label_priors, run_effects
 from pdeval.analysis.estimates import resampled as resampled_measures
 from pdeval.analysis.estimates import unique_priors
 from pdeval.analysis.estimates.unique_priors import GroupLike, UnitEffect
@@ -78,6 +78,7 @@ CHUNK_CELLS = 1 << 22
     group=GROUP,
     automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
     smoothing=Real(0),
+    spread=Real(0) | Choice("auto"),
     n_resamples=Integer(1),
     confidence=Real(0, 1, closed="neither"),
     per=Choice("topic", "run"),
@@ -98,6 +99,7 @@ CHUNK_CELLS = 1 << 22
         "group": ("method", ("bootstrap",)),
         "automatic": ("method", ("labels", "ppi")),
         "smoothing": ("method", ("labels",)),
+        "spread": ("method", ("bootstrap",)),
         "n_resamples": ("method", ("bootstrap", "labels")),
         "ties": ("method", ("bootstrap", "labels")),
         "baseline": ("method", ("ppi",)),
@@ -120,6 +122,7 @@ def estimate(
     group: GroupLike = None,
     automatic: Union[None, pd.DataFrame, Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
     smoothing: float = 1.0,
+    spread: Union[Literal["auto"], float] = 0.0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     per: Literal["topic", "run"] = "topic",
@@ -185,6 +188,12 @@ def estimate(
         automatic labels of every topic.
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
+    spread : 'auto' or float, default 0.0
+        The prior's own uncertainty (bootstrap): each run draws per resample one factor
+        ``exp(spread·z)`` of its unjudged documents' relevant probabilities (0: Fröbe et al.
+        unchanged; 'auto': a provisional σ per prior, not yet validated by the leave-one-collection-out
+        study; :mod:`pdeval.analysis.estimates.run_effects`). ``attrs["coverage_reached"]`` says
+        whether the setting's documented coverage holds.
     n_resamples : int, default 1000
         Draws of the bootstrap.
     confidence : float, default 0.95
@@ -229,7 +238,8 @@ def estimate(
         ``automatic`` the mean with automatic labels over every topic, ``labelled``,
         ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
         differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
-        the strata's λ_k averaged with the weights w_k.
+        the strata's λ_k averaged with the weights w_k. Bootstrap ``attrs``: ``prior``, ``spread``,
+        ``coverage`` (the default's, measured by that study) and ``coverage_reached`` (>= 0.90).
 
     Raises
     ------
@@ -284,15 +294,16 @@ def estimate(
     auto_frame = None
     if method == "labels" and isinstance(automatic, pd.DataFrame):
         automatic = auto_frame = automatic_labels(automatic)
+    sigma = run_effects.spread_of(spread, prior, method)
     lists, keys, probabilities = _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window,
-                                                   smoothing, unique, score_precision, depth, ties)
-    rng = generator(seed)
-    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, rng, progress)
-    return _tidy(keys, parsed, lists, value, draws, confidence, per)
+                                                   smoothing, unique, score_precision, depth, ties, sigma)
+    draws, value = _draw_values(lists, probabilities, parsed, n_resamples, generator(seed), progress)
+    return run_effects.documented(_tidy(keys, parsed, lists, value, draws, confidence, per), method, prior, sigma,
+                                  confidence)
 
 
 def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window, smoothing, unique,
-                      score_precision, depth, ties):
+                      score_precision, depth, ties, spread):
     """The ranked lists (cut at the largest cutoff), their keys and the priors of their unjudged rows."""
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth, ties)
     cutoffs = [m.cutoff for m in parsed]
@@ -304,6 +315,7 @@ def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior
         probabilities = _unique_prior(frame, qrels, lists, keys, unique)
     else:
         probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
+    probabilities = run_effects.with_spread(probabilities, _unjudged_rows(lists, keys)[1], spread)
     if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
         lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     return lists, keys, probabilities

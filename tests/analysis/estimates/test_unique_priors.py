@@ -113,7 +113,7 @@ def test_expected_precision_is_the_reference_loops():
         pdeval.rank_run(frame[frame["run"].isin(pooled)], depth=4).set_index(["query_id", "doc_id"]).index)]
     n = 4000
     got = pdeval.estimate(frame, qrels, "P@6", prior="unique", pooled=pooled, pool_depth=4, group=team,
-                          n_resamples=n, seed=3).set_index(["run", "query_id"])
+                          n_resamples=n, seed=3, spread=0).set_index(["run", "query_id"])
     table = unique_factors(frame, qrels, pool_depth=4, pooled=pooled, group=team)
     usable = table[table["usable"]].pivot(index="unit", columns="grade", values="factor")
     assert len(usable) >= 3 and got["unjudged"].sum() >= 20
@@ -171,14 +171,15 @@ def test_unique_prior_is_seeded_and_shared_across_topics():
     run, qrels = pooled_collection(8, n_topics=6)
     pooled = sorted(set(run["run"]) - {"t2a", "t2b"})
     fewer = qrels.sample(frac=0.7, random_state=1)
-    options = dict(prior="unique", pooled=pooled, pool_depth=4, group=lambda n: n[:2], per="run")
+    options = dict(prior="unique", pooled=pooled, pool_depth=4, group=lambda n: n[:2], per="run", spread=0)
     first = pdeval.estimate(run, fewer, ["P@5", "nDCG@10"], n_resamples=200, seed=4, **options)
     again = pdeval.estimate(run, fewer, ["P@5", "nDCG@10"], n_resamples=200, seed=np.random.default_rng(4), **options)
     other = pdeval.estimate(run, fewer, ["P@5", "nDCG@10"], n_resamples=200, seed=5, **options)
     pd.testing.assert_frame_equal(first, again)
     assert not np.allclose(first["estimate"], other["estimate"])
     # one unit per run and resample: the run mean's interval is wider than with a fixed prior
-    fixed = pdeval.estimate(run, fewer, ["P@5", "nDCG@10"], n_resamples=200, seed=4, prior="pool", per="run")
+    fixed = pdeval.estimate(run, fewer, ["P@5", "nDCG@10"], n_resamples=200, seed=4, prior="pool", per="run",
+                            spread=0)
     assert (first["high"] - first["low"]).mean() > (fixed["high"] - fixed["low"]).mean()
 
 
