@@ -492,7 +492,8 @@ def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
         if not isinstance(verdict, Verdict):
             raise TypeError(f"the verdict of {claim!r} must be a Verdict stating its tolerance")
     pd.set_option("display.max_colwidth", None)
-    table = pd.DataFrame([(c, o, str(v), v.tolerance, v.kind, v.paper, v.limit) for c, o, v in rows],
+    table = pd.DataFrame([(c, o, str(v), v.tolerance, v.kind, v.paper, v.limit if v.outcome != "yes" else "")
+                          for c, o, v in rows],
                          columns=["paper's finding", "ours", "agrees", "tolerance", "kind", "paper", "data limit"])
     if os.environ.get("PDEVAL_VERDICTS"):  # scripts/run_notebooks.py collects the verdicts of full runs
         table.to_csv(os.environ["PDEVAL_VERDICTS"], index=False)
