@@ -11,11 +11,13 @@
 * :func:`collection`: a full public collection (downloaded once) with the full settings, the
   bundled CLEF 2018 sample in fast mode; :func:`mirror`: the local copy of the collections.
 * :func:`split_topics`: a fixed, seeded split of a topic list into two halves.
-* :func:`claims`, :func:`versus`, :func:`check`, :func:`combine`, :func:`identity`,
+* :func:`claims`, :func:`versus`, :func:`check`, :func:`at_least`, :func:`at_most`,
+  :func:`not_worse`, :func:`combine`, :func:`identity`, :func:`construction`, :func:`own`,
   :func:`untestable`, :func:`tally`: the "paper vs ours" table every notebook ends with (findings
-  and, apart from them, identity checks); every verdict is computed from the results and states
-  the tolerance that decided it ("no difference (paper: X > Y)" where the paper's difference is
-  within it).
+  and, apart from them, identity checks, by-construction consequences and pdeval's own rows);
+  every verdict is computed from the results and states the tolerance that decided it ("no
+  difference (paper: X > Y)" where the paper's difference is within it, "undecided" where the
+  data cannot decide), and a threshold from a paper is compared with its noise.
 * :func:`shared_data`, :func:`read_trec_qrels`, :func:`read_extract`: the real label sets of the
   shared data beside the repository (when present) and the small extracts in ``data/``.
 """
@@ -26,7 +28,7 @@ import gzip
 import json
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -280,12 +282,18 @@ class Verdict:
 
     ``outcome`` is ``"yes"``, ``"no"``, ``"no difference"`` (the difference the paper reports
     is absent: within the stated tolerance), ``"mixed"`` (some parts yes, some no),
-    ``"partly"`` (some parts yes, the others no difference) or ``"not testable"`` (the data
-    cannot test the finding; ``tolerance`` says why). ``claim`` is the paper's direction (e.g.
+    ``"partly"`` (some parts yes, the others no difference), ``"undecided"`` (the rule cannot
+    reach a decision with the data: the value lies within the noise of the paper's threshold,
+    or a non-inferiority test has no power) or ``"not testable"`` (the data cannot test the
+    finding; ``tolerance`` says why). ``claim`` is the paper's direction (e.g.
     ``"RankEff > bpref-10"``), ``tolerance`` says how the comparison was decided. ``kind`` is
-    ``"finding"`` (an empirical result of the paper, which the data could contradict) or
-    ``"identity"`` (a theorem, definition or property that holds by construction and can fail
-    only through a bug: a check, counted apart from the findings).
+    one of :data:`KINDS`: ``"finding"`` (an empirical result of the paper, which the data could
+    contradict), ``"identity"`` (a theorem, definition or property that can fail only through a
+    bug), ``"construction"`` (a finding that follows mechanically from the set-up, e.g. unjudged
+    documents scored nonrelevant under random reduction: it can hardly fail, so it is counted
+    apart) or ``"own"`` (a test of pdeval's own extension or of a target set by the project, not
+    of the paper's method and claim). ``limit`` names the data limit that drives a
+    not-reproduced verdict (empty: none).
     """
 
     outcome: str
@@ -293,39 +301,104 @@ class Verdict:
     tolerance: str = ""
     kind: str = "finding"
     paper: str = ""  # another paper the row belongs to (empty: the notebook's own)
+    limit: str = ""  # the data limit behind a not-reproduced verdict
 
     def __str__(self) -> str:
-        if self.outcome == "no difference" and self.claim:
-            return f"no difference (paper: {self.claim})"
+        if self.outcome in ("no difference", "undecided") and self.claim:
+            return f"{self.outcome} (paper: {self.claim})"
         return self.outcome
 
+    def as_(self, kind: str | None = None, *, limit: str | None = None, paper: str | None = None) -> "Verdict":
+        """The same verdict with another ``kind`` (one of :data:`KINDS`), data ``limit`` or ``paper``."""
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        return replace(self, kind=self.kind if kind is None else kind,
+                       limit=self.limit if limit is None else limit, paper=self.paper if paper is None else paper)
+
+
+#: the kinds of verdict rows, each counted apart in the tallies
+KINDS = ("finding", "identity", "construction", "own")
 
 #: differences this small are floating-point ties, never a win (see :func:`versus`)
 FLOAT_TIE = 1e-12
 
 
-def versus(a, b, *, tol: float, claim: str, noise: bool = True) -> Verdict:
+def versus(a, b, *, tol: float, claim: str, noise: bool = True, se: float | None = None) -> Verdict:
     """Is ``a`` larger than ``b`` by more than the tolerance? The paper claims ``a > b``.
 
     Single numbers: ``"yes"`` if ``a - b > tol``, ``"no"`` if ``a - b < -tol``, else
     ``"no difference"``. Arrays of paired values (one per sample, e.g. the same reduced qrels
     scored by two measures): the mean paired difference is compared with ``tol`` plus two
     standard errors of the mean difference (``noise=False`` leaves the standard errors out),
-    so a difference within the sampling noise is never a win. An empirical finding needs a
-    positive ``tol`` (the paper reproductions never pass 0; exact relations are :func:`identity`
-    checks), and a difference that exceeds the tolerance by no more than :data:`FLOAT_TIE` is a tie
-    (floating-point noise never decides a verdict).
+    so a difference within the sampling noise is never a win. ``se``: the standard error of
+    the difference of two single numbers (e.g. over topics), added twice to the tolerance in the
+    same way. An empirical finding needs a positive ``tol`` (the paper reproductions never pass
+    0; exact relations are :func:`identity` checks), and a difference that exceeds the tolerance
+    by no more than :data:`FLOAT_TIE` is a tie (floating-point noise never decides a verdict).
     """
     a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     d = a - b
     margin, rule = float(tol) + FLOAT_TIE, f"|difference| > {tol:.3g}"
     if d.size > 1 and noise:
-        se = float(d.std(ddof=1) / np.sqrt(d.size))
-        margin += 2 * se
+        se_ = float(d.std(ddof=1) / np.sqrt(d.size))
+        margin += 2 * se_
         rule = f"mean paired difference > {tol:.3g} + 2 SE ({d.size} samples)"
+    elif se is not None:
+        margin += 2 * float(se)
+        rule = f"|difference| > {tol:.3g} + 2 SE (SE {float(se):.3g})"
     mean = float(d.mean())
     outcome = "yes" if mean > margin else ("no" if mean < -margin else "no difference")
     return Verdict(outcome, claim, rule)
+
+
+def _standard_error(value, se):
+    """The mean of ``value`` and its standard error: ``se`` if given, else from the samples."""
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    if se is None:
+        se = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
+    return float(values.mean()), float(se)
+
+
+def at_least(value, limit: float, *, claim: str, se: float | None = None, what: str = "value") -> Verdict:
+    """Is ``value`` at least ``limit`` (a threshold taken from a paper), given its noise?
+
+    ``value`` is one number with its standard error ``se`` (e.g. over the topics or runs) or an
+    array of samples (the standard error of their mean is used). ``"yes"`` if
+    ``value - 2 SE >= limit``, ``"no"`` if ``value + 2 SE < limit``, else ``"undecided"`` (the
+    data cannot tell the value from the threshold). Without noise (``se=0`` and one number) it is
+    a plain comparison, and the tolerance says so.
+    """
+    mean, se_ = _standard_error(value, se)
+    if se_ == 0:
+        return Verdict("yes" if mean >= limit - FLOAT_TIE else "no", claim, f"{what} {mean:.3g} ≥ {limit:.3g} (no noise term)")
+    low, high = mean - 2 * se_, mean + 2 * se_
+    outcome = "yes" if low >= limit - FLOAT_TIE else ("no" if high < limit - FLOAT_TIE else "undecided")
+    return Verdict(outcome, claim, f"{what} {mean:.3g} ± 2 SE ({se_:.2g}) vs {limit:.3g}")
+
+
+def at_most(value, limit: float, *, claim: str, se: float | None = None, what: str = "value") -> Verdict:
+    """Is ``value`` at most ``limit``, given its noise? The mirror of :func:`at_least`."""
+    mean, se_ = _standard_error(value, se)
+    verdict = at_least(-mean, -limit, claim=claim, se=se_, what=what)
+    if se_ == 0:
+        return replace(verdict, tolerance=f"{what} {mean:.3g} ≤ {limit:.3g} (no noise term)")
+    return replace(verdict, tolerance=f"{what} {mean:.3g} ± 2 SE ({se_:.2g}) vs {limit:.3g}")
+
+
+def not_worse(a, b, *, margin: float, claim: str, se: float | None = None) -> Verdict:
+    """Non-inferiority: is ``a`` at most ``margin`` below ``b``? (The paper claims ``a ≳ b``.)
+
+    With paired samples (arrays) or a standard error ``se`` of the difference: ``"yes"`` if the
+    mean difference minus two standard errors is above ``-margin``, ``"no"`` if the mean
+    difference plus two standard errors is below ``-margin``, else ``"undecided"``: the test
+    has no power to decide (e.g. an exact tie whose two standard errors exceed the margin).
+    """
+    a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
+    mean, se_ = _standard_error(a - b, se)
+    outcome = ("yes" if mean - 2 * se_ > -margin - FLOAT_TIE else
+               "no" if mean + 2 * se_ < -margin - FLOAT_TIE else "undecided")
+    size = f", {(a - b).size} samples" if (a - b).size > 1 else ""
+    return Verdict(outcome, claim, f"non-inferiority: mean difference {mean:+.3g} ± 2 SE ({se_:.2g}{size}) vs -{margin:.3g}")
 
 
 def identity(condition: bool, *, tolerance: str, claim: str = "", paper: str = "") -> Verdict:
@@ -335,34 +408,82 @@ def identity(condition: bool, *, tolerance: str, claim: str = "", paper: str = "
     return Verdict("yes" if bool(condition) else "no", claim, tolerance, kind="identity", paper=paper)
 
 
+def construction(verdict: Verdict, why: str) -> Verdict:
+    """A finding that follows mechanically from the set-up (``why`` says how), counted apart from
+    the findings as identities are."""
+    return replace(verdict, kind="construction", tolerance=f"{verdict.tolerance}; by construction: {why}".lstrip("; "))
+
+
+def own(verdict: Verdict, what: str) -> Verdict:
+    """A row that tests pdeval's own extension or a target the project set (``what`` says which),
+    not the paper's method and claim: reported as pdeval's row, in its own count."""
+    return replace(verdict, kind="own", paper="pdeval", tolerance=f"{verdict.tolerance}; pdeval's own: {what}".lstrip("; "))
+
+
 def untestable(reason: str, *, claim: str = "") -> Verdict:
     """The data cannot test the finding (``reason`` says why): neither reproduced nor not."""
     return Verdict("not testable", claim, reason)
 
 
-def check(condition: bool, *, tolerance: str, claim: str = "", paper: str = "") -> Verdict:
-    """A verdict from a condition computed with an explicit threshold, named in ``tolerance``."""
+def check(condition: bool | None = None, *, tolerance: str = "", claim: str = "", paper: str = "",
+          value=None, limit: float | None = None, se: float | None = None, what: str = "value") -> Verdict:
+    """A verdict from a condition computed with an explicit threshold, named in ``tolerance``.
+
+    With ``value=`` and ``limit=`` instead of a condition: is the value at least the limit given
+    its standard error ``se`` (or the samples' standard error): yes / no / undecided, as
+    :func:`at_least`.
+    """
+    if condition is None:
+        if value is None or limit is None:
+            raise TypeError("check() needs a condition, or value= and limit=")
+        verdict = at_least(value, limit, claim=claim, se=se, what=what)
+        return replace(verdict, paper=paper, tolerance="; ".join(t for t in (verdict.tolerance, tolerance) if t))
     return Verdict("yes" if bool(condition) else "no", claim, tolerance, paper=paper)
 
 
+#: what each outcome says about a claim's parts (a nested "mixed" holds a yes and a no)
+_ATOMS = {"yes": {"yes"}, "no": {"no"}, "no difference": {"no difference"}, "mixed": {"yes", "no"},
+          "partly": {"yes", "no difference"}, "undecided": {"undecided"}}
+
+
 def combine(verdicts, *, claim: str = "") -> Verdict:
-    """One verdict for a claim made of several comparisons (see :func:`versus`)."""
-    verdicts = list(verdicts)
-    found = {v.outcome for v in verdicts}
+    """One verdict for a claim made of several comparisons (see :func:`versus`).
+
+    ``verdicts``: a sequence of verdicts, or a mapping ``{part: verdict}`` naming the parts; then
+    the tolerance says which parts failed (``failed: part (no)``). All yes: yes; yes and no (a
+    nested ``mixed`` included): mixed; yes and no difference only: partly; no yes: no (or no
+    difference); an undecided part with no failing part: undecided. A not testable part makes the
+    whole not testable. The kind is kept when all parts share it; the data limits are joined.
+    """
+    named = dict(verdicts) if isinstance(verdicts, dict) else None
+    verdicts = list(named.values()) if named is not None else list(verdicts)
+    found = set().union(*(_ATOMS.get(v.outcome, {v.outcome}) for v in verdicts))
     rules = list(dict.fromkeys(v.tolerance for v in verdicts if v.tolerance))
     claims_ = list(dict.fromkeys(v.claim for v in verdicts if v.claim))
     claim = claim or "; ".join(claims_)
+    kinds = {v.kind for v in verdicts}
+    kind = kinds.pop() if len(kinds) == 1 else "finding"
+    limit = "; ".join(dict.fromkeys(v.limit for v in verdicts if v.limit))
     if "not testable" in found:
-        return Verdict("not testable", claim, "; ".join(dict.fromkeys(v.tolerance for v in verdicts if v.outcome == "not testable")))
-    if len(found) == 1:
-        outcome = found.pop()
-    elif "yes" in found and "no" in found:
-        outcome = "mixed"
+        return Verdict("not testable", claim, "; ".join(dict.fromkeys(v.tolerance for v in verdicts if v.outcome == "not testable")),
+                       kind=kind, limit=limit)
+    failing = found - {"yes"}
+    if not failing:
+        outcome = "yes"
+    elif "no" in found:
+        outcome = "mixed" if "yes" in found else "no"
+    elif "undecided" in found:
+        outcome = "undecided"
     elif "yes" in found:
         outcome = "partly"
     else:
-        outcome = "no" if "no" in found else "no difference"
-    return Verdict(outcome, claim, "; ".join(rules))
+        outcome = "no difference"
+    if named is not None:
+        failed = [f"{part} ({v})" for part, v in named.items() if v.outcome != "yes"]
+        rules = [f"{part}: {v.tolerance}" for part, v in named.items() if v.tolerance]
+        if failed:
+            rules.insert(0, "failed: " + ", ".join(failed))
+    return Verdict(outcome, claim, "; ".join(rules), kind=kind, limit=limit)
 
 
 def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
@@ -377,8 +498,9 @@ def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
         if not isinstance(verdict, Verdict):
             raise TypeError(f"the verdict of {claim!r} must be a Verdict stating its tolerance")
     pd.set_option("display.max_colwidth", None)
-    table = pd.DataFrame([(c, o, str(v), v.tolerance, v.kind, v.paper) for c, o, v in rows],
-                         columns=["paper's finding", "ours", "agrees", "tolerance", "kind", "paper"])
+    table = pd.DataFrame([(c, o, str(v), v.tolerance, v.kind, v.paper, v.limit if v.outcome != "yes" else "")
+                          for c, o, v in rows],
+                         columns=["paper's finding", "ours", "agrees", "tolerance", "kind", "paper", "data limit"])
     if os.environ.get("PDEVAL_VERDICTS"):  # scripts/run_notebooks.py collects the verdicts of full runs
         table.to_csv(os.environ["PDEVAL_VERDICTS"], index=False)
     return table
@@ -386,17 +508,24 @@ def claims(rows: Sequence[tuple[str, str, Verdict]]) -> pd.DataFrame:
 
 def tally(table: pd.DataFrame) -> dict[str, int]:
     """Counts over the empirical findings: reproduced (``yes``), partly (``partly``, ``mixed``),
-    not (``no``, ``no difference``) and not testable; and apart from them the identity checks
-    (``kind == "identity"``) and how many of them held. A table without a ``kind`` column holds
-    findings only."""
+    not (``no``, ``no difference``), undecided and not testable; and apart from them the identity
+    checks (``kind == "identity"``), the by-construction consequences (``"construction"``) and
+    pdeval's own rows (``"own"``), each with how many of them held. A table without a ``kind``
+    column holds findings only."""
     kind = table["kind"] if "kind" in table.columns else pd.Series("finding", index=table.index)
+    kind = kind.replace("", "finding")
     outcome = table["agrees"].str.split(" ").str[0]
-    found, checks = outcome[kind != "identity"], outcome[kind == "identity"]
-    untested = table["agrees"][kind != "identity"].str.startswith("not testable")
-    return {"findings": int(len(found)),
-            "reproduced": int((found == "yes").sum()),
-            "partly": int(found.isin(["partly", "mixed"]).sum()),
-            "not": int((~found.isin(["yes", "partly", "mixed"]) & ~untested).sum()),
-            "untested": int(untested.sum()),
-            "checks": int(len(checks)),
-            "checks_held": int((checks == "yes").sum())}
+    found = outcome[kind == "finding"]
+    untested = table["agrees"][kind == "finding"].str.startswith("not testable")
+    undecided = found == "undecided"
+    counts = {"findings": int(len(found)),
+              "reproduced": int((found == "yes").sum()),
+              "partly": int(found.isin(["partly", "mixed"]).sum()),
+              "not": int((~found.isin(["yes", "partly", "mixed"]) & ~untested & ~undecided).sum()),
+              "undecided": int(undecided.sum()),
+              "untested": int(untested.sum())}
+    for name, key in (("checks", "identity"), ("construction", "construction"), ("own", "own")):
+        rows = outcome[kind == key]
+        counts[name] = int(len(rows))
+        counts[f"{name}_held"] = int((rows == "yes").sum())
+    return counts

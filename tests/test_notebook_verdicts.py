@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-from support import combine, identity, tally, untestable, versus  # noqa: E402
+from support import (  # noqa: E402
+    at_least, check, combine, construction, identity, not_worse, own, tally, untestable, versus,
+)
 
 
 def test_a_floating_point_tie_at_the_tolerance_is_no_difference():
@@ -39,8 +41,9 @@ def test_tally_counts_findings_and_identities_apart():
     rows = [("f1", "yes", "finding"), ("f2", "partly", "finding"), ("f3", "no difference (paper: a > b)", "finding"),
             ("f4", "not testable", "finding"), ("i1", "yes", "identity"), ("i2", "no", "identity")]
     table = pd.DataFrame(rows, columns=["paper's finding", "agrees", "kind"])
-    assert tally(table) == {"findings": 4, "reproduced": 1, "partly": 1, "not": 1, "untested": 1,
-                            "checks": 2, "checks_held": 1}
+    assert tally(table) == {"findings": 4, "reproduced": 1, "partly": 1, "not": 1, "undecided": 0, "untested": 1,
+                            "checks": 2, "checks_held": 1, "construction": 0, "construction_held": 0,
+                            "own": 0, "own_held": 0}
     # tables written before the kind column hold findings only
     assert tally(table.drop(columns="kind"))["findings"] == 6
 
@@ -48,3 +51,54 @@ def test_tally_counts_findings_and_identities_apart():
 def test_identity_verdicts_are_marked_and_may_name_their_paper():
     verdict = identity(True, tolerance="exact", paper="Sakai 2007")
     assert (verdict.outcome, verdict.kind, verdict.paper) == ("yes", "identity", "Sakai 2007")
+
+
+def test_undecided_by_construction_and_own_rows_are_counted_apart():
+    rows = [("f1", "yes", "finding"), ("f2", "undecided (paper: a ≥ b)", "finding"), ("c1", "yes", "construction"),
+            ("o1", "no", "own"), ("o2", "yes", "own")]
+    counts = tally(pd.DataFrame(rows, columns=["paper's finding", "agrees", "kind"]))
+    assert (counts["findings"], counts["reproduced"], counts["not"], counts["undecided"]) == (2, 1, 0, 1)
+    assert (counts["construction"], counts["construction_held"], counts["own"], counts["own_held"]) == (1, 1, 2, 1)
+    base = versus(1.0, 0.0, tol=0.1, claim="x")
+    assert construction(base, "unjudged count as nonrelevant").kind == "construction"
+    assert (own(base, "the unique prior").kind, own(base, "the unique prior").paper) == ("own", "pdeval")
+
+
+def test_a_threshold_from_a_paper_is_compared_with_its_noise():
+    assert at_least(0.95, 0.9, claim="≥ .9", se=0.01).outcome == "yes"
+    assert at_least(0.90, 0.9, claim="≥ .9", se=0.01).outcome == "undecided"
+    assert at_least(0.85, 0.9, claim="≥ .9", se=0.01).outcome == "no"
+    assert check(value=0.901, limit=0.9, se=0.02, claim="≥ .9").outcome == "undecided"
+    assert versus(0.5, 0.45, tol=0.01, se=0.03, claim="a > b").outcome == "no difference"
+
+
+def test_a_non_inferiority_test_without_power_is_undecided():
+    a, b = np.full(10, 0.8), np.full(10, 0.8) + np.tile([0.05, -0.05], 5)  # exact tie on average, SE 0.017
+    assert not_worse(a, b, margin=0.02, claim="a ≳ b").outcome == "undecided"
+    assert not_worse(a, b - 0.1, margin=0.02, claim="a ≳ b").outcome == "yes"
+    assert not_worse(a - 0.2, b, margin=0.02, claim="a ≳ b").outcome == "no"
+
+
+def test_a_multi_part_claim_names_the_failed_part_and_a_nested_mixed_stays_mixed():
+    yes, no = versus(1.0, 0.0, tol=0.1, claim="x"), versus(0.0, 1.0, tol=0.1, claim="y")
+    verdict = combine({"τ ≥ 0.9 at 9-25 %": no, "not earlier than the others": yes})
+    assert verdict.outcome == "mixed"
+    assert verdict.tolerance.startswith("failed: τ ≥ 0.9 at 9-25 % (no)")
+    assert combine([yes, combine([yes, no])]).outcome == "mixed"
+    nodiff = versus(0.0, 0.0, tol=0.1, claim="z")
+    assert combine([yes, nodiff]).outcome == "partly"
+    assert combine([yes, at_least(0.9, 0.9, claim="u", se=0.01)]).outcome == "undecided"
+
+
+def test_the_summary_matches_the_verdict_files():
+    root = Path(__file__).resolve().parent.parent
+    summary = (root / "notebooks" / "REPRODUCTIONS.md").read_text()
+    for csv in sorted((root / "notebooks" / "verdicts").glob("*.csv")):
+        table = pd.read_csv(csv, keep_default_na=False)
+        stem, _, coll = csv.stem.partition(".")
+        link = f"collections/{stem}.{coll}.ipynb" if coll else f"{stem}.ipynb"
+        rows = [line for line in summary.splitlines() if f"]({link})" in line and line.startswith("| ")]
+        assert rows, f"{csv.name} has no row in REPRODUCTIONS.md"
+        cells = [line.split(" | ") for line in rows]
+        assert sum(int(c[3]) for c in cells) == int((table.get("kind", pd.Series("finding", index=table.index))
+                                                      .replace("", "finding") == "finding").sum()), csv.name
