@@ -348,3 +348,20 @@ def test_a_measure_parameter_is_named_for_measures():
                  if any(isinstance(inner, Measures) for inner in _domains(domain))
                  and not (parameter in ("measures", "measure") or parameter.endswith("_measure"))]
     assert offending == []
+
+
+#: public functions that compute no table: writers return where they wrote, converters another library's objects
+NOT_TABLES = {"parse_measure": "parses one measure name", "to_ranx": "converts to ranx's objects"}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_function_that_computes_returns_a_dataframe(name):
+    """Frames out: sort_values, indexing and pd.concat work on every result (a DataFrame subclass
+    may carry extra views); annotations are the declaration, the doctests run each function."""
+    if name.startswith("write_") or name in NOT_TABLES:
+        return
+    function = inspect.unwrap(FUNCTIONS[name])
+    returned = inspect.signature(function).return_annotation
+    if isinstance(returned, str):  # postponed annotations: read in the function's module
+        returned = eval(returned, vars(inspect.getmodule(function)))  # noqa: S307 (the package's own annotations)
+    assert isinstance(returned, type) and issubclass(returned, pd.DataFrame), f"{name}() -> {returned}: frames out"
