@@ -191,9 +191,9 @@ def estimate(
     spread : 'auto' or float, default 0.0
         The prior's own uncertainty (bootstrap): each run draws per resample one factor
         ``exp(spread·z)`` of its unjudged documents' relevant probabilities (0: Fröbe et al.
-        unchanged; 'auto': a provisional σ per prior, not yet validated by the leave-one-collection-out
-        study; :mod:`pdeval.analysis.estimates.run_effects`). ``attrs["coverage_reached"]`` says
-        whether the setting's documented coverage holds.
+        unchanged, 31–44 % coverage there; 'auto': the σ of the leave-one-collection-out study, 94–100 %
+        coverage, wider, run means biased up; :mod:`pdeval.analysis.estimates.run_effects`).
+        ``attrs["coverage"]`` carries the setting's measured coverage.
     n_resamples : int, default 1000
         Draws of the bootstrap.
     confidence : float, default 0.95
