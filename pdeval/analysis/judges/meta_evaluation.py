@@ -10,7 +10,7 @@ differences are larger than the sampling error over topics.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence, Union
+from typing import Any, Callable, Literal, Mapping, Sequence, Union
 
 import pandas as pd
 
@@ -21,7 +21,9 @@ from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.rankings.intervals import INTERVALS, correlation_intervals
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Real, Text, contract
 from pdeval.common.seeds import SEED
+from pdeval.errors import SchemaError
 from pdeval.frames.domains import Frame
+from pdeval.judgments.domains import GROUP
 
 __all__ = ["compare_judges"]
 
@@ -30,7 +32,7 @@ __all__ = ["compare_judges"]
           methods=ListOf(METHOD, unique=True), system=Text("a column name"),
           missing=Choice(*MISSING_POLICIES, renamed={"raise": "error", "default": "fill"}), fill_value=Real(),
           n_resamples=Integer(2), confidence=Real(0, 1, closed="neither"), interval=Choice(*INTERVALS), seed=SEED,
-          pairs=Boolean())
+          pairs=Boolean(), group=GROUP)
 def compare_judges(
     result: pd.DataFrame,
     reference: str,
@@ -44,25 +46,22 @@ def compare_judges(
     confidence: float = 0.95,
     interval: str = "auto",
     seed=0,
+    group: Union[None, Mapping[str, Any], Callable[[str], Any]] = None,
 ) -> pd.DataFrame:
     """Every label set's leaderboard correlation with the reference's, with intervals, or every two compared.
 
-    ``result`` is a per-topic result frame with a ``label_set`` column
-    (:func:`pdeval.leaderboards`). For each measure and label set, the per-system means are
-    compared with those under the ``reference`` label set by each coefficient of ``methods``
-    (as :func:`pdeval.rank_correlation` computes them: ``tau_b``, ``tau_ap_b``, ``tau_gap``,
-    ``spearman``, ``pearson``, ``tau_ap``, ..., ``name@k`` on the reference's k best
-    systems). The uncertainty comes from resampling the topics ``n_resamples`` times with
-    replacement; on each resample every leaderboard (each label set's and the reference's)
-    is recomputed, and the coefficients from them (Efron & Tibshirani 1993; see
-    :func:`pdeval.correlation_intervals`).
-
-    With ``pairs=True`` every two label sets A, B are compared against the same reference:
-    ``difference = c(A) - c(B)`` with its paired-bootstrap interval and two-sided p-value
-    (:func:`pdeval.correlation_intervals` with ``pairs=True``; the same resamples serve A, B and the reference,
-    which keeps the dependence of two correlations with a shared reference, Steiger 1980).
-    With 33 judges, 528 pairs are tested: correct the p-values for multiplicity before
-    reading them as a ranking of the judges.
+    ``result`` is a per-topic result frame with a ``label_set`` column (:func:`pdeval.leaderboards`).
+    For each measure and label set, the per-system means are compared with those under the
+    ``reference`` label set by each coefficient of ``methods`` (as :func:`pdeval.rank_correlation`
+    computes them: ``tau_b``, ``tau_ap_b``, ``tau_gap``, ``spearman``, ``pearson``, ``name@k`` on the
+    reference's k best systems, ...). The topics are resampled ``n_resamples`` times; on each, every
+    leaderboard and the coefficients are recomputed (Efron & Tibshirani 1993;
+    :func:`pdeval.correlation_intervals`). With ``pairs=True`` every two label sets A, B are
+    compared against the same reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval
+    and p-value (the same resamples serve A, B and the reference, Steiger 1980); with 33 judges,
+    528 pairs: correct the p-values for multiplicity. ``group`` names groups of systems (the runs
+    re-ranked by the judging model against the rest, Clarke & Dietz 2024): every coefficient is
+    then computed within each group, a ``group`` column telling which.
 
     Parameters
     ----------
@@ -85,23 +84,23 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca'}, default 'auto'
-        Percentile or BCa interval; ``"auto"``: BCa for pearson and rms (see
-        :func:`pdeval.correlation_intervals`).
+        Percentile or BCa; ``"auto"``: BCa for pearson and rms (:func:`pdeval.correlation_intervals`).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
+    group : mapping or callable, optional
+        Each system's group (a mapping system -> group, or a function of the name); all need one.
 
     Returns
     -------
     pandas.DataFrame
-        ``pairs=False``: ``measure, label_set, method, value, low, high, n_runs, n_topics``.
+        ``pairs=False``: ``measure, label_set[, group], method, value, low, high, n_runs, n_topics``.
         ``pairs=True``: ``measure, label_set, label_set_other, method, value, value_other,
         difference, low, high, p_value, n_topics``.
 
     Raises
     ------
     SchemaError
-        No ``label_set`` column, an unknown reference, or a label set sharing fewer than two
-        systems with the reference.
+        No ``label_set`` column, an unknown reference, a label set sharing < 2 systems with it, a system without a group.
 
     See Also
     --------
@@ -128,6 +127,19 @@ def compare_judges(
     """
     est, ref, by = split_reference(result, reference, system)
     check_overlap(est, ref, reference, system)
+    if group is not None:
+        est, ref, by = _grouped(est, system, group), _grouped(ref, system, group), [*by, "group"]
     options = dict(methods=methods, by=by, system=system, missing=missing, fill_value=fill_value,
                    n_resamples=n_resamples, confidence=confidence, interval=interval, seed=seed)
     return correlation_intervals(est, ref, pairs=pairs, **options).drop(columns="reference")
+
+
+def _grouped(frame: pd.DataFrame, system: str, group) -> pd.DataFrame:
+    """``frame`` with the ``group`` of each system; a system without one is refused by name."""
+    names = frame[system].astype(str)
+    groups = names.map(group) if callable(group) else names.map({str(k): v for k, v in group.items()})
+    lacking = sorted(names[groups.isna()].unique())
+    if lacking:
+        raise SchemaError(f"compare_judges(): {len(lacking)} system(s) have no group in group= ({lacking[:5]}): give "
+                          "every system a group")
+    return frame.assign(group=groups.to_numpy())

@@ -170,3 +170,27 @@ def test_meta_evaluation_refuses_old_words():
         pdeval.compare_judges(boards, "h", methods="kendall")
     with pytest.raises(PdevalError, match="'default' is now called 'fill'"):
         pdeval.compare_leaderboards(boards, "h", missing="default")
+
+
+def test_compare_judges_within_named_groups_is_the_coefficient_of_each_group_alone():
+    """group=: the coefficient within each named group of runs (e.g. runs re-ranked by the judging
+    model against the others) equals rank_correlation on that group's runs alone; a run without a
+    group is refused by name."""
+    rng = np.random.default_rng(4)
+    runs = [f"r{i}" for i in range(10)]
+    human = pd.DataFrame({"run": np.repeat(runs, 6), "query_id": np.tile([f"q{t}" for t in range(6)], 10),
+                          "measure": "AP", "value": rng.random(60)})
+    boards = pd.concat([human.assign(label_set="human"),
+                        human.assign(label_set="llm", value=human["value"] + rng.normal(0, 0.2, 60))])
+    group = {r: "reranked" if i % 2 else "other" for i, r in enumerate(runs)}
+    got = pdeval.compare_judges(boards, "human", methods=["tau_b", "pearson"], n_resamples=50, group=group)
+    assert list(got.columns[:3]) == ["measure", "label_set", "group"] and set(got["group"]) == {"reranked", "other"}
+    for name in ("reranked", "other"):
+        members = [r for r in runs if group[r] == name]
+        part = boards[boards.run.isin(members)]
+        alone = pdeval.rank_correlation(part[part.label_set == "llm"], part[part.label_set == "human"].drop(columns="label_set"),
+                                        methods=["tau_b", "pearson"])
+        mine = got[got.group == name].set_index("method")["value"]
+        assert np.allclose(mine.loc[alone["method"]].to_numpy(), alone["value"].to_numpy(), atol=1e-12)
+    with pytest.raises(pdeval.errors.SchemaError, match=r"1 system\(s\) have no group in group= \(\['r9'\]\)"):
+        pdeval.compare_judges(boards, "human", n_resamples=20, group={r: "a" for r in runs[:-1]})
