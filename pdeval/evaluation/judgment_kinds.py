@@ -35,8 +35,10 @@ _PREFERENCE_OPTIONS = ("depth", "complete", "duplicates", "undefined")
 def judgment_kind(qrels: pd.DataFrame, variants: Iterable[str] = ()) -> str:
     """``"preferences"``, ``"groups"`` (a judgment-group column not named as a variant) or
     ``"relevance"``."""
-    columns = getattr(qrels, "columns", None)  # records (ir_datasets) hold relevance
-    columns = set(columns) if columns is not None else set()
+    # an Arrow table names its columns in column_names (its .columns are the data); records
+    # (ir_datasets) hold relevance
+    columns = getattr(qrels, "column_names", None) or getattr(qrels, "columns", None)
+    columns = {str(c) for c in columns} if columns is not None else set()
     if GROUP in columns and SUBGROUP in columns:
         return "preferences"
     if GROUP in columns and GROUP not in set(variants or ()):

@@ -53,7 +53,8 @@ def test_run_files_read_ahead_give_the_frame_warnings_and_error_of_one_after_the
         run = pdeval.read_run(tmp_path, duplicates="first")
     assert run["run"].unique().tolist() == [f"run{i}" for i in range(6)]
     assert len(run) == 6 * 15
-    assert [str(w.message).split(":")[0] for w in caught] == [str(tmp_path / "run2.txt"), str(tmp_path / "run4.txt")]
+    ours = [w for w in caught if issubclass(w.category, pdeval.errors.PdevalWarning)]  # (not a socket another test left)
+    assert [str(w.message).split(":")[0] for w in ours] == [str(tmp_path / "run2.txt"), str(tmp_path / "run4.txt")]
     (tmp_path / "run1.txt").write_text("q1 Q0 d1 1\n")  # malformed: the first error in file order
     (tmp_path / "run5.txt").write_text("")
     with pytest.raises(ParseError) as error:
