@@ -170,14 +170,11 @@ def _evaluate_logged(client, ddf, qrels, **options):
 
 def test_recommended_path_on_a_local_cluster_is_quiet_and_exact():
     """The module docstring's path on a two-worker LocalCluster: the run frame as read (no
-    set_index), shuffled by tasks, within 20 s, equal to pdeval.evaluate, and no shuffle lines
+    set_index), shuffled by tasks, equal to pdeval.evaluate, and no shuffle lines
     in the log (dask's p2p shuffle logs two per shuffle: the control)."""
-    import time
-
     data = pdeval.datasets.load("clef2018")
     runs = data.runs[data.runs["run"].isin(data.runs["run"].unique()[:4])]
     expected = pdeval.evaluate(runs, data.qrels, ["AP", "nDCG@10"])
-    started = time.perf_counter()
     with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             ddf = dd.from_pandas(runs, npartitions=4)  # topics straddle partitions
@@ -191,6 +188,5 @@ def test_recommended_path_on_a_local_cluster_is_quiet_and_exact():
             assert lines == []
             _, lines = _evaluate_logged(c, ddf, data.qrels, shuffle_method="p2p")
             assert len(lines) >= 1  # the control: the same log catches p2p's lines
-    assert time.perf_counter() - started < 20
     with pytest.raises(PdevalError, match="shuffle_method"):
         evaluate_dask(dd.from_pandas(runs, npartitions=2), data.qrels, ["AP"], shuffle_method="fast")

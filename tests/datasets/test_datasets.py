@@ -6,7 +6,6 @@ root) is absent; everything else reads only the package's own files.
 
 from __future__ import annotations
 
-import time
 import warnings
 from importlib import resources
 from pathlib import Path
@@ -68,17 +67,6 @@ def test_files_are_package_data():
     assert all(p.endswith((".gz", ".md", ".txt")) for p in data_files), data_files
     size = sum((directory / p).stat().st_size for p in data_files)
     assert size < 4_000_000, size
-
-
-def test_load_is_fast():
-    best = min(_timed_load() for _ in range(2))
-    assert best < 1.0, f"loading clef2018 took {best:.2f} s"
-
-
-def _timed_load() -> float:
-    start = time.perf_counter()
-    datasets.load("clef2018")
-    return time.perf_counter() - start
 
 
 def test_dataset_fields(clef):

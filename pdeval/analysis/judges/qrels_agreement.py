@@ -314,7 +314,8 @@ def qrels_agreement(
     Raises
     ------
     SchemaError
-        No label at all, or a topic on one side only with ``missing="error"``.
+        No label at all, a topic on one side only with ``missing="error"``, or a topic whose id
+        is ``"mean"`` or ``"all"`` (the summary rows' ids).
 
     See Also
     --------
@@ -346,6 +347,10 @@ def qrels_agreement(
     if not len(ref) and not len(long):
         raise SchemaError("qrels_agreement: neither the reference nor the label sets hold a label (relevance >= 0)")
     s, topic, t, p, keep, names, topics = _aligned(ref, long, missing, fill_value)
+    clash = sorted({str(q) for q in topics} & {MEAN, ALL})
+    if clash:
+        raise SchemaError(f"qrels_agreement: topic id(s) {clash} would be indistinguishable from the summary rows "
+                          f"(query_id {MEAN!r} and {ALL!r}); rename those topics first")
     n_sets, n_topics = len(names), len(topics)
     t_max = max_grade if max_grade is not None else int(ref["relevance"].max()) if len(ref) else 1
     if label_max_grade is None:  # each set's own highest grade
