@@ -1,9 +1,11 @@
 """The verdict helpers of the reproduction notebooks (``notebooks/support.py``): ties never win,
 identity checks are counted apart from findings, and a finding the data cannot test is neither
-reproduced nor not."""
+reproduced nor not; a notebook's closing section labels a numbered finding as its verdict does."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -102,3 +104,37 @@ def test_the_summary_matches_the_verdict_files():
         cells = [line.split(" | ") for line in rows]
         assert sum(int(c[3]) for c in cells) == int((table.get("kind", pd.Series("finding", index=table.index))
                                                       .replace("", "finding") == "finding").sum()), csv.name
+
+
+#: the words a closing section uses to label a numbered finding ("* *(2) Mixed.* ..."), and the verdict
+#: outcomes each may stand for
+LABELS = {"yes": {"yes"}, "partly": {"partly"}, "mixed": {"mixed"}, "undecided": {"undecided"},
+          "no": {"no", "no difference"}, "not": {"no", "no difference"}}
+
+
+def _closing_labels(notebook: Path) -> list[tuple[str, str]]:
+    """(finding number, label word) of every bullet ``* *(N) Word`` of the closing section."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+                     and "".join(c["source"]).startswith("## Where we agree"))
+    return [(m.group(1), m.group(2).lower())
+            for m in re.finditer(r"^\* \*\((\d+)\) ([A-Za-z]+)\b", text, flags=re.MULTILINE)
+            if m.group(2).lower() in LABELS]
+
+
+def test_a_closing_section_labels_a_numbered_finding_as_its_verdict_does():
+    # "* *(2) Partly.*" over a verdict row "(2) ..." that says "mixed" is prose out of step with its table
+    root = Path(__file__).resolve().parent.parent
+    checked = 0
+    for csv in sorted((root / "notebooks" / "verdicts").glob("*.csv")):
+        if "." in csv.stem:  # a collection copy: its text describes the notebook's own run
+            continue
+        notebook = root / "notebooks" / f"{csv.stem}.ipynb"
+        table = pd.read_csv(csv, keep_default_na=False)
+        for number, word in _closing_labels(notebook):
+            rows = table[table["paper's finding"].str.startswith(f"({number}) ")]
+            outcomes = {a.split(" (")[0] for a in rows["agrees"]}
+            assert not rows.empty and outcomes <= LABELS[word], \
+                f"{notebook.name}: the closing section calls finding ({number}) '{word}', its verdicts say {sorted(outcomes)}"
+            checked += 1
+    assert checked >= 5  # many_systems and pool_bias label their findings so
