@@ -94,6 +94,10 @@ def _aligned(ref: pd.DataFrame, long: pd.DataFrame, missing: str, fill_value: Op
     set_code, set_names = pd.factorize(long[LABEL_SET], sort=False)
     topic_code, topics = pd.factorize(pd.concat([ref["query_id"], long["query_id"]], ignore_index=True).astype(str),
                                       sort=True)
+    clash = sorted(set(topics) & {MEAN, ALL})
+    if clash:
+        raise SchemaError(f"qrels_agreement: topic id(s) {clash} would be indistinguishable from the summary rows "
+                          f"(query_id {MEAN!r} and {ALL!r}); rename those topics first")
     ref_topic, set_topic = topic_code[: len(ref)], topic_code[len(ref):]
     n_sets, n_topics = len(set_names), len(topics)
     ref_pair, long_pair = pair_codes(ref, long)
@@ -314,8 +318,7 @@ def qrels_agreement(
     Raises
     ------
     SchemaError
-        No label at all, a topic on one side only with ``missing="error"``, or a topic whose id
-        is ``"mean"`` or ``"all"`` (the summary rows' ids).
+        No label at all, a topic on one side only with ``missing="error"``, or a topic "mean"/"all".
 
     See Also
     --------
@@ -347,10 +350,6 @@ def qrels_agreement(
     if not len(ref) and not len(long):
         raise SchemaError("qrels_agreement: neither the reference nor the label sets hold a label (relevance >= 0)")
     s, topic, t, p, keep, names, topics = _aligned(ref, long, missing, fill_value)
-    clash = sorted({str(q) for q in topics} & {MEAN, ALL})
-    if clash:
-        raise SchemaError(f"qrels_agreement: topic id(s) {clash} would be indistinguishable from the summary rows "
-                          f"(query_id {MEAN!r} and {ALL!r}); rename those topics first")
     n_sets, n_topics = len(names), len(topics)
     t_max = max_grade if max_grade is not None else int(ref["relevance"].max()) if len(ref) else 1
     if label_max_grade is None:  # each set's own highest grade
