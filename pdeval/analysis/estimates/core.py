@@ -61,7 +61,7 @@ StrataLike = Union[None, Mapping[str, Any], pd.Series, Callable[[str], Any]]
 #: the bootstrap's priors: Fröbe et al.'s three and the unique documents' random effect
 PRIORS = label_priors.PRIORS + ("unique",)
 #: priors whose probabilities are drawn anew for every resample
-DRAWN = (UnitEffect, label_priors.CalibrationEffect)
+DRAWN = (UnitEffect, label_priors.CalibrationEffect, run_effects.LogitEffect)
 #: cells (resamples x rows) drawn at once: bounds the memory of the bootstrap
 CHUNK_CELLS = 1 << 22
 
@@ -79,6 +79,7 @@ CHUNK_CELLS = 1 << 22
     automatic=Nullable(Frame("qrels", variants=False) | Callable_("a function (query_ids, doc_ids) -> probabilities")),
     smoothing=Real(0),
     spread=Real(0) | Choice("auto"),
+    shift=Nullable(Real()),
     n_resamples=Integer(1),
     confidence=Real(0, 1, closed="neither"),
     per=Choice("topic", "run"),
@@ -100,6 +101,7 @@ CHUNK_CELLS = 1 << 22
         "automatic": ("method", ("labels", "ppi")),
         "smoothing": ("method", ("labels",)),
         "spread": ("method", ("bootstrap",)),
+        "shift": ("method", ("bootstrap",)),
         "n_resamples": ("method", ("bootstrap", "labels")),
         "ties": ("method", ("bootstrap", "labels")),
         "baseline": ("method", ("ppi",)),
@@ -123,6 +125,7 @@ def estimate(
     automatic: Union[None, pd.DataFrame, Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
     smoothing: float = 1.0,
     spread: Union[Literal["auto"], float] = 0.0,
+    shift: Optional[float] = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     per: Literal["topic", "run"] = "topic",
@@ -294,16 +297,16 @@ def estimate(
     auto_frame = None
     if method == "labels" and isinstance(automatic, pd.DataFrame):
         automatic = auto_frame = automatic_labels(automatic)
-    sigma = run_effects.spread_of(spread, prior, method)
+    mu, sigma = run_effects.setting_of(spread, shift, prior, method)
     lists, keys, probabilities = _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window,
-                                                   smoothing, unique, score_precision, depth, ties, sigma)
+                                                   smoothing, unique, score_precision, depth, ties, (mu, sigma))
     draws, value = _draw_values(lists, probabilities, parsed, n_resamples, generator(seed), progress)
-    return run_effects.documented(_tidy(keys, parsed, lists, value, draws, confidence, per), method, prior, sigma,
+    return run_effects.documented(_tidy(keys, parsed, lists, value, draws, confidence, per), method, prior, mu, sigma,
                                   confidence)
 
 
 def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior, window, smoothing, unique,
-                      score_precision, depth, ties, spread):
+                      score_precision, depth, ties, setting):
     """The ranked lists (cut at the largest cutoff), their keys and the priors of their unjudged rows."""
     lists, keys, auto_level = _lay_out(frame, qrels, auto_frame, score_precision, depth, ties)
     cutoffs = [m.cutoff for m in parsed]
@@ -315,7 +318,8 @@ def _lists_and_priors(frame, qrels, automatic, auto_frame, parsed, method, prior
         probabilities = _unique_prior(frame, qrels, lists, keys, unique)
     else:
         probabilities = _priors(lists, qrels, automatic, auto_level, method, prior, window, smoothing)
-    probabilities = run_effects.with_spread(probabilities, _unjudged_rows(lists, keys)[1], spread)
+    mu, sigma = setting
+    probabilities = run_effects.with_spread(probabilities, _unjudged_rows(lists, keys)[1], sigma, mu)
     if None not in cutoffs:  # the priors read whole rankings; the draws only the rows a measure reads
         lists, probabilities = _cut(lists, probabilities, max(cutoffs))
     return lists, keys, probabilities
