@@ -230,7 +230,8 @@ def coverage_table(rows: pd.DataFrame) -> pd.DataFrame:
                        condensed_error=(rows["condensed"] - rows["truth"]).abs())
     rows["difference"] = rows["error"] - rows["condensed_error"]
     table = rows.groupby(["collection", "measure", "prior", "shift", "spread"], sort=False).agg(
-        runs=("run", "size"), coverage=("covered", "mean"), width=("width", "mean"), mae=("error", "mean"),
+        runs=("run", "size"), unjudged_at_10=("judged_at_10", lambda j: 1.0 - j.mean()), coverage=("covered", "mean"),
+        width=("width", "mean"), mae=("error", "mean"),
         mae_condensed=("condensed_error", "mean"), difference=("difference", "mean"),
         sd=("difference", "std")).reset_index()
     table["difference_se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["runs"])
@@ -260,7 +261,8 @@ def chosen_spread(table: pd.DataFrame, prior: str, mu: float, target: float) -> 
 def study(collections, grid_resamples, final_resamples, target, teams_limit=None):
     """The leave-one-collection-out study: μ chosen at σ = 0 on the other collections, then σ at
     that μ on the other collections (``grid_resamples``), then the held-out collection scored at
-    the chosen (μ, σ) with ``final_resamples``. Returns (held-out table, choices, grid table)."""
+    the chosen (μ, σ) with ``final_resamples``. Returns (held-out table, choices, grid table, held-out
+    rows: one per run, measure and prior)."""
     teams = prepare(collections, teams_limit)
     names = list(dict.fromkeys(name for name, _ in teams))
     groups = [[n for n in names if n != held] or names for held in names] + [names]  # the others, then all
@@ -283,9 +285,40 @@ def study(collections, grid_resamples, final_resamples, target, teams_limit=None
     choices = pd.DataFrame(choices)
     final = {n: {p: [(c["shift"], c["spread"])] for p, c in choices[choices["held_out"] == n].set_index("prior").iterrows()}
              for n in names}
-    held = coverage_table(scored(teams, final, final_resamples))
+    rows = scored(teams, final, final_resamples)
     print(f"held-out scoring: {time.perf_counter() - start:.0f} s", flush=True)
-    return held, choices, grid
+    return coverage_table(rows), choices, grid, rows
+
+
+def snapshot_check(n_resamples, truth="final", **options) -> pd.DataFrame:
+    """Out of the study: CLEF 2018's partial qrels (a snapshot three days before the final ones,
+    72 % of their pairs) as the judgments, every run scored with ``estimate``'s default, the truth
+    its value with the final qrels, on the topics whose top 10 the final qrels judge; only runs
+    meeting unjudged documents of the snapshot in their top 10 count. ``truth="own"``: the value with
+    the snapshot plus the final labels of the run's own top 10 (what ``estimate`` estimates; the final
+    qrels also raise R with relevant documents outside the run's top 10). One row per run and measure."""
+    import pdeval
+
+    folder = DATA / "clef2018-chs-task1"
+    runs = pdeval.read_run(sorted((folder / "runs").glob("*.gz")), duplicates="first")
+    final = pdeval.read_qrels(folder / "qrels.txt")
+    partial = pdeval.read_qrels(folder / "aux" / "qrels_partial_20180911.txt")
+    complete = pdeval.evaluate(runs, final, "Judged@10").query("value == 1")[["run", "query_id"]]
+    runs = runs.merge(complete, on=["run", "query_id"])
+    judged = pdeval.evaluate(runs, partial, "Judged@10").groupby("run")["value"].mean()
+    runs = runs[runs["run"].isin(judged.index[judged < 1])]
+    got = pdeval.estimate(runs, partial, MEASURES, per="run", n_resamples=n_resamples, seed=1, progress=False,
+                          **options)
+    condensed = pdeval.evaluate(runs, partial, [m.replace("@", "'@") for m in MEASURES])
+    condensed = condensed.assign(measure=condensed["measure"].str.replace("'", "", regex=False))
+    if truth == "own":
+        truth = truth_of(runs, partial, final).rename("truth")
+    else:
+        truth = pdeval.evaluate(runs, final, MEASURES).groupby(["run", "measure"])["value"].mean().rename("truth")
+    out = got.merge(truth.reset_index(), on=["run", "measure"]).merge(
+        condensed.groupby(["run", "measure"])["value"].mean().rename("condensed").reset_index(), on=["run", "measure"])
+    return out.assign(collection="CLEF 2018 snapshot", prior=got.attrs["prior"], shift=got.attrs["shift"],
+                      spread=got.attrs["spread"], judged_at_10=out["run"].map(judged))
 
 
 def chosen_prior(grid, choices, held, priors=("pool", "run", "both")) -> str:
@@ -329,9 +362,9 @@ def main() -> None:
 
     warnings.simplefilter("ignore", pdeval.errors.PdevalWarning)
     collections = args.collections[:2] if args.fast else args.collections
-    held, choices, grid = study(collections, 20 if args.fast else args.grid_resamples,
+    held, choices, grid, rows = study(collections, 20 if args.fast else args.grid_resamples,
                                 30 if args.fast else args.resamples, args.target, 3 if args.fast else None)
-    held.to_csv(f"{args.out}.csv", index=False)
+    rows.to_csv(f"{args.out}.csv", index=False)
     grid.to_csv(f"{args.out}_grid.csv", index=False)
     choices.to_csv(f"{args.out}_choices.csv", index=False)
     picked = {h: chosen_prior(grid, choices, h) for h in [*held["collection"].unique(), "(all)"]}

@@ -62,12 +62,36 @@ from pdeval.analysis.estimates.unique_priors import UnitEffect
 
 #: ``spread="auto"`` (the default): the (shift μ, spread σ) of each prior chosen on all four
 #: collections by the leave-one-collection-out study (``bench/calibration.py``; ``bench/calibration.md``)
-SETTINGS: dict[str, tuple[float, float]] = {"pool": (0.0, 1.0), "run": (0.0, 1.0), "both": (0.0, 1.0),
-                                            "unique": (0.0, 1.0)}
+SETTINGS: dict[str, tuple[float, float]] = {'pool': (0.25, 3.0), 'run': (-0.25, 3.0), 'both': (0.0, 3.0), 'unique': (-0.25, 1.0)}
 
 #: the coverage of the 95 % intervals of run means with ``spread="auto"`` in that study, per held-out
 #: collection (its μ and σ chosen on the three others): (collection, measure, coverage, runs)
-COVERAGE: dict[str, list[tuple[str, str, float, int]]] = {}
+COVERAGE: dict[str, list[tuple[str, str, float, int]]] = {
+    'pool': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.984, 63), ('TREC DL 2021', 'nDCG@10', 0.937, 63), ('TREC DL 2021', 'AP@10', 1.0, 63), ('TREC DL 2021', 'RBP@10', 0.937, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
+    ],
+    'run': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.968, 63), ('TREC DL 2021', 'nDCG@10', 0.889, 63), ('TREC DL 2021', 'AP@10', 0.952, 63), ('TREC DL 2021', 'RBP@10', 0.889, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
+    ],
+    'both': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.984, 63), ('TREC DL 2021', 'nDCG@10', 0.937, 63), ('TREC DL 2021', 'AP@10', 0.984, 63), ('TREC DL 2021', 'RBP@10', 0.937, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
+    ],
+    'unique': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 1.0, 63), ('TREC DL 2021', 'nDCG@10', 0.952, 63), ('TREC DL 2021', 'AP@10', 1.0, 63), ('TREC DL 2021', 'RBP@10', 0.952, 63),
+        ('CLEF 2015', 'P@10', 0.983, 59), ('CLEF 2015', 'nDCG@10', 0.966, 59), ('CLEF 2015', 'AP@10', 0.966, 59), ('CLEF 2015', 'RBP@10', 0.966, 59),
+    ],
+}
 
 #: the log-odds grid of the centring table and the Gauss–Hermite nodes of its expectations
 #: (non-positive half: the centring is odd, c_σ(−a) = −c_σ(a), as expit(−x) = 1 − expit(x))
