@@ -43,6 +43,16 @@ on all four collections, the default of ``estimate`` (``spread="auto"``), and :d
 what the study measured per held-out collection. ``spread=0, shift=0`` is Fröbe et al.'s
 bootstrap unchanged.
 
+Measured (``bench/calibration.md``): the μ with the smallest error differs between collections
+(negative on CLEF 2015 and TREC DL 2021, about 0 on CLEF 2016 and 2018), so μ learnt on the others
+stays near 0 and does not bring the error down to the condensed value's on CLEF 2016 and 2018.
+``estimate``'s default, the ``"run"`` prior at (μ, σ) = (−0.25, 3.0), is the setting without pool
+information whose run-mean error is nowhere significantly above the condensed value's; its 95 %
+intervals cover 98–100 % of the runs on every held-out collection and measure except TREC DL 2021
+(nDCG@10 and RBP@10 0.889, P@10 0.968, AP@10 0.952), so its ``coverage_reached`` is False. ``"both"``
+and ``"pool"`` reach 0.937 everywhere but with an error significantly above the condensed value's
+on CLEF 2016 and 2018; ``"unique"`` (which needs the pool) meets both targets.
+
 With ``prior="unique"`` the unit's factors are drawn first (:mod:`pdeval.analysis.estimates.unique_priors`)
 and the run effect acts on the share they give. Vectorised: ``z`` is drawn as (resamples x runs)
 normals and broadcast to the rows; the centring is read from a cached table per ``σ``.
