@@ -78,6 +78,7 @@ PAPERS = {
     "estimates": "Fröbe et al. 2023; prediction-powered inference (Angelopoulos et al. 2023)",
     "ties": "McSherry & Najork 2008 (tied scores)",
     "llm_judges": "Clarke & Dietz 2024 (LLM judges, meta-evaluation with intervals)",
+    "calibration": "estimate's default intervals, left one collection out (Fröbe et al. 2023; Zobel 1998)",
 }
 
 
@@ -98,6 +99,7 @@ DEFAULT_DATA = {
     "estimates": "clef2015, trec-dl21, LLMJudge DL 2023",
     "ties": "clef2015, clef2016, clef2018-full, trec-dl21",
     "llm_judges": "trec-dl21, LLMJudge DL 2023, TREC RAG 2025",
+    "calibration": "clef2015, clef2016, clef2018-full, trec-dl21 (left out in turn); CLEF 2018 partial qrels",
 }
 
 

@@ -41,6 +41,7 @@ EXPECTED = {
     "pool_bias_and_budgets",
     "ties",
     "llm_judges",
+    "calibration",
 }
 CELL_TIMEOUT = 600  # seconds per cell; the fast settings need far less
 

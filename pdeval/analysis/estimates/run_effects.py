@@ -1,5 +1,5 @@
 """The uncertainty of the prior itself: a random effect of the run on how relevant its unjudged
-documents are (``estimate(..., spread=...)``).
+documents are (``estimate(..., spread=..., shift=...)``).
 
 The priors of :mod:`pdeval.analysis.estimates.label_priors` give every unjudged document of a
 run the grade shares of judged documents (the topic's pool, the run's own judged documents or
@@ -15,107 +15,206 @@ property of the run. A run's unjudged documents therefore share one error of the
 its topics, and independent draws per document average it away: the interval of a run mean
 shrinks with the number of unjudged documents although the prior's error does not.
 
-**Model** (a hierarchical prior, a between-run variance component on the log relevance rate):
-in every resample each run draws one factor ``f = exp(σ·z − σ²/2)``, ``z ~ N(0, 1)`` (mean 1: the
-spread widens the interval without moving the estimate, up to the clipping below), shared by
-all its topics, and its unjudged documents get
+**Model** (a hierarchical prior on the log-odds of relevance, with a between-run mean ``μ``
+and standard deviation ``σ``): an unjudged document's prior ``b`` has the relevant share
+``s = Σ_{g>0} b_g``. In every resample each run draws one ``z ~ N(0, 1)``, shared by all its
+topics, and its unjudged documents get
 
-    q_g = b_g · f  (g > 0),   scaled to sum 1 if Σ_{g>0} q_g > 1,   p_0 = 1 − Σ_{g>0} q_g
+    logit s' = logit s + μ + c_σ(logit s + μ) + σ·z,   q_g = b_g · s'/s (g > 0),   p_0 = 1 − s'
 
-from the prior ``b`` (the same form as the ``"unique"`` prior's unit factors,
-:mod:`pdeval.analysis.estimates.unique_priors`, whose smoothing draws the same ``exp(h·z)``).
-``σ`` (``spread``) is the between-run standard deviation of the log rate. It cannot be learnt
-from one run against one pool, so it is learnt on other collections (empirical Bayes across
-collections): the leave-one-collection-out calibration study (``bench/calibration.py``)
-leaves each team out of the pool of CLEF eHealth 2015, 2016, 2018 and TREC DL 2021, scores its
-runs against the pool of the others with the truth known, and chooses for each prior the
-smallest ``σ`` whose 95 % intervals of run means cover the truth on the *other* collections;
-:data:`SPREADS` holds the value chosen on all four and :data:`COVERAGE` the coverage the study
-measured for it on each held-out collection. The interval then carries the topics' draws and
-the uncertainty of the prior; ``spread=0`` is Fröbe et al.'s bootstrap unchanged.
+``μ`` (``shift``) moves the relevant share of every unjudged document to
+``s_μ = expit(logit s + μ)``: the mean log-odds by which documents outside the pool are less
+(``μ < 0``) or more often relevant than the prior says (Zobel 1998; Buckley et al. 2007). ``c_σ``
+is the centring that makes the draw mean-preserving, ``E[s'] = s_μ`` (a logit-normal with its
+mean, not its median, at ``s_μ``; :func:`centring`, solved by bisection on Gauss–Hermite nodes over
+a grid of log-odds and interpolated). So ``μ`` alone moves the estimate and ``σ`` alone widens
+the interval (exactly for measures linear in the labels, P@k and RBP; nearly for the others). No
+probability leaves [0, 1] and nothing is clipped; ``s = 0`` and ``s = 1`` stay. The grade
+shares among the relevant grades stay those of the prior.
 
-Vectorised: the factors are drawn as (resamples x runs) normals and broadcast to the rows.
+``μ`` and ``σ`` cannot be learnt from one run against one pool, so they are learnt on other
+collections (empirical Bayes across collections): the leave-one-collection-out study
+(``bench/calibration.py``) leaves each team out of the pool of CLEF eHealth 2015, 2016, 2018 and
+TREC DL 2021, scores its runs against the pool of the others with the truth known, and for each
+held-out collection chooses, on the *other* collections only, first ``μ`` (the smallest error of
+the run-mean estimates relative to the condensed values') and then the smallest ``σ`` whose 95 %
+intervals of run means cover the truth there. :data:`SETTINGS` holds the (``μ``, ``σ``) chosen
+on all four collections, the default of ``estimate`` (``spread="auto"``), and :data:`COVERAGE`
+what the study measured per held-out collection. ``spread=0, shift=0`` is Fröbe et al.'s
+bootstrap unchanged.
+
+Measured (``bench/calibration.md``): the μ with the smallest error differs between collections
+(negative on CLEF 2015 and TREC DL 2021, about 0 on CLEF 2016 and 2018), so μ learnt on the others
+stays near 0 and does not bring the error down to the condensed value's on CLEF 2016 and 2018.
+``estimate``'s default, the ``"run"`` prior at (μ, σ) = (−0.25, 3.0), is the setting without pool
+information whose run-mean error is nowhere significantly above the condensed value's; its 95 %
+intervals cover 98–100 % of the runs on every held-out collection and measure except TREC DL 2021
+(nDCG@10 and RBP@10 0.889, P@10 0.968, AP@10 0.952), so its ``coverage_reached`` is False. ``"both"``
+and ``"pool"`` reach 0.937 everywhere but with an error significantly above the condensed value's
+on CLEF 2016 and 2018; ``"unique"`` (which needs the pool) meets both targets.
+
+With ``prior="unique"`` the unit's factors are drawn first (:mod:`pdeval.analysis.estimates.unique_priors`)
+and the run effect acts on the share they give. Vectorised: ``z`` is drawn as (resamples x runs)
+normals and broadcast to the rows; the centring is read from a cached table per ``σ``.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional, Union
 
 import numpy as np
+from scipy.special import expit
 
 from pdeval.analysis.estimates.label_priors import CalibrationEffect
 from pdeval.analysis.estimates.unique_priors import UnitEffect
 
-#: ``spread="auto"``: the σ of each prior chosen on all four collections by the leave-one-collection-out
-#: study (``bench/calibration.py``, 400 resamples, target 95 %; tables in ``bench/calibration.md``)
-SPREADS = {"pool": 1.0, "run": 1.0, "both": 1.0, "unique": 0.75}
+#: ``spread="auto"`` (the default): the (shift μ, spread σ) of each prior chosen on all four
+#: collections by the leave-one-collection-out study (``bench/calibration.py``; ``bench/calibration.md``)
+SETTINGS: dict[str, tuple[float, float]] = {'pool': (0.25, 3.0), 'run': (-0.25, 3.0), 'both': (0.0, 3.0), 'unique': (-0.25, 1.0)}
 
 #: the coverage of the 95 % intervals of run means with ``spread="auto"`` in that study, per held-out
-#: collection (its σ chosen on the three others): (collection, measure, coverage, runs)
+#: collection (its μ and σ chosen on the three others): (collection, measure, coverage, runs)
 COVERAGE: dict[str, list[tuple[str, str, float, int]]] = {
-    "pool": [
-        ("CLEF 2016", "P@10", 1.0, 16), ("CLEF 2016", "nDCG@10", 1.0, 16), ("CLEF 2016", "AP@10", 1.0, 16), ("CLEF 2016", "RBP@10", 1.0, 16),
-        ("CLEF 2018", "P@10", 1.0, 19), ("CLEF 2018", "nDCG@10", 1.0, 19), ("CLEF 2018", "AP@10", 1.0, 19), ("CLEF 2018", "RBP@10", 1.0, 19),
-        ("TREC DL 2021", "P@10", 1.0, 63), ("TREC DL 2021", "nDCG@10", 0.952, 63), ("TREC DL 2021", "AP@10", 0.952, 63), ("TREC DL 2021", "RBP@10", 0.952, 63),
-        ("CLEF 2015", "P@10", 1.0, 59), ("CLEF 2015", "nDCG@10", 0.966, 59), ("CLEF 2015", "AP@10", 0.966, 59), ("CLEF 2015", "RBP@10", 0.966, 59),
+    'pool': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.984, 63), ('TREC DL 2021', 'nDCG@10', 0.937, 63), ('TREC DL 2021', 'AP@10', 1.0, 63), ('TREC DL 2021', 'RBP@10', 0.937, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
     ],
-    "run": [
-        ("CLEF 2016", "P@10", 1.0, 16), ("CLEF 2016", "nDCG@10", 1.0, 16), ("CLEF 2016", "AP@10", 1.0, 16), ("CLEF 2016", "RBP@10", 1.0, 16),
-        ("CLEF 2018", "P@10", 1.0, 19), ("CLEF 2018", "nDCG@10", 1.0, 19), ("CLEF 2018", "AP@10", 1.0, 19), ("CLEF 2018", "RBP@10", 1.0, 19),
-        ("TREC DL 2021", "P@10", 0.984, 63), ("TREC DL 2021", "nDCG@10", 0.937, 63), ("TREC DL 2021", "AP@10", 0.984, 63), ("TREC DL 2021", "RBP@10", 0.937, 63),
-        ("CLEF 2015", "P@10", 1.0, 59), ("CLEF 2015", "nDCG@10", 1.0, 59), ("CLEF 2015", "AP@10", 1.0, 59), ("CLEF 2015", "RBP@10", 0.983, 59),
+    'run': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.968, 63), ('TREC DL 2021', 'nDCG@10', 0.889, 63), ('TREC DL 2021', 'AP@10', 0.952, 63), ('TREC DL 2021', 'RBP@10', 0.889, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
     ],
-    "both": [
-        ("CLEF 2016", "P@10", 1.0, 16), ("CLEF 2016", "nDCG@10", 1.0, 16), ("CLEF 2016", "AP@10", 1.0, 16), ("CLEF 2016", "RBP@10", 1.0, 16),
-        ("CLEF 2018", "P@10", 1.0, 19), ("CLEF 2018", "nDCG@10", 1.0, 19), ("CLEF 2018", "AP@10", 1.0, 19), ("CLEF 2018", "RBP@10", 1.0, 19),
-        ("TREC DL 2021", "P@10", 0.984, 63), ("TREC DL 2021", "nDCG@10", 0.937, 63), ("TREC DL 2021", "AP@10", 1.0, 63), ("TREC DL 2021", "RBP@10", 0.937, 63),
-        ("CLEF 2015", "P@10", 1.0, 59), ("CLEF 2015", "nDCG@10", 1.0, 59), ("CLEF 2015", "AP@10", 0.966, 59), ("CLEF 2015", "RBP@10", 0.983, 59),
+    'both': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 0.984, 63), ('TREC DL 2021', 'nDCG@10', 0.937, 63), ('TREC DL 2021', 'AP@10', 0.984, 63), ('TREC DL 2021', 'RBP@10', 0.937, 63),
+        ('CLEF 2015', 'P@10', 1.0, 59), ('CLEF 2015', 'nDCG@10', 1.0, 59), ('CLEF 2015', 'AP@10', 1.0, 59), ('CLEF 2015', 'RBP@10', 0.983, 59),
     ],
-    "unique": [
-        ("CLEF 2016", "P@10", 1.0, 16), ("CLEF 2016", "nDCG@10", 1.0, 16), ("CLEF 2016", "AP@10", 1.0, 16), ("CLEF 2016", "RBP@10", 1.0, 16),
-        ("CLEF 2018", "P@10", 1.0, 19), ("CLEF 2018", "nDCG@10", 1.0, 19), ("CLEF 2018", "AP@10", 1.0, 19), ("CLEF 2018", "RBP@10", 1.0, 19),
-        ("TREC DL 2021", "P@10", 0.984, 63), ("TREC DL 2021", "nDCG@10", 0.937, 63), ("TREC DL 2021", "AP@10", 1.0, 63), ("TREC DL 2021", "RBP@10", 0.952, 63),
-        ("CLEF 2015", "P@10", 1.0, 59), ("CLEF 2015", "nDCG@10", 0.966, 59), ("CLEF 2015", "AP@10", 0.966, 59), ("CLEF 2015", "RBP@10", 0.966, 59),
+    'unique': [
+        ('CLEF 2016', 'P@10', 1.0, 16), ('CLEF 2016', 'nDCG@10', 1.0, 16), ('CLEF 2016', 'AP@10', 1.0, 16), ('CLEF 2016', 'RBP@10', 1.0, 16),
+        ('CLEF 2018', 'P@10', 1.0, 19), ('CLEF 2018', 'nDCG@10', 1.0, 19), ('CLEF 2018', 'AP@10', 1.0, 19), ('CLEF 2018', 'RBP@10', 1.0, 19),
+        ('TREC DL 2021', 'P@10', 1.0, 63), ('TREC DL 2021', 'nDCG@10', 0.952, 63), ('TREC DL 2021', 'AP@10', 1.0, 63), ('TREC DL 2021', 'RBP@10', 0.952, 63),
+        ('CLEF 2015', 'P@10', 0.983, 59), ('CLEF 2015', 'nDCG@10', 0.966, 59), ('CLEF 2015', 'AP@10', 0.966, 59), ('CLEF 2015', 'RBP@10', 0.966, 59),
     ],
 }
 
+#: the log-odds grid of the centring table and the Gauss–Hermite nodes of its expectations
+#: (non-positive half: the centring is odd, c_σ(−a) = −c_σ(a), as expit(−x) = 1 − expit(x))
+_GRID = np.linspace(-40.0, 0.0, 1601)
+_NODES, _WEIGHTS = np.polynomial.hermite.hermgauss(80)
 
-def spread_of(spread: Union[str, float], prior: str, method: str) -> float:
-    """σ for ``spread=`` (``"auto"``: :data:`SPREADS` of the prior; 0 for ``method="labels"``,
-    whose calibration is resampled already)."""
+
+@lru_cache(maxsize=32)
+def _centring_table(spread: float) -> np.ndarray:
+    """c_σ on :data:`_GRID`: E[expit(a + c + σz)] = expit(a), bisection on the bracket ±(σ²/2 + 1)
+    (on a <= 0, where expit keeps its relative precision)."""
+    target = expit(_GRID)[:, None]
+    low = np.full(len(_GRID), -(spread ** 2) / 2.0 - 1.0)
+    high = -low
+    offsets = np.sqrt(2.0) * spread * _NODES[None, :]
+    for _ in range(64):
+        middle = (low + high) / 2.0
+        mean = expit(_GRID[:, None] + middle[:, None] + offsets) @ _WEIGHTS / np.sqrt(np.pi)
+        above = mean > target[:, 0]
+        high, low = np.where(above, middle, high), np.where(above, low, middle)
+    return (low + high) / 2.0
+
+
+def centring(log_odds: np.ndarray, spread: float) -> np.ndarray:
+    """The shift ``c_σ(a)`` making ``expit(a + c + σz)`` have the mean ``expit(a)``, ``z ~ N(0, 1)``
+    (0 for ``σ = 0``; ±σ²/2 beyond the table, the log-normal limits; any shape, ±inf allowed)."""
+    if spread <= 0:
+        return np.zeros_like(log_odds, dtype=np.float64)
+    clipped = np.clip(log_odds, _GRID[0], -_GRID[0])
+    return -np.sign(clipped) * np.interp(-np.abs(clipped), _GRID, _centring_table(float(spread)))
+
+
+def shifted(probabilities: np.ndarray, shift: float, spread: float, noise) -> np.ndarray:
+    """(... x rows x grades) probabilities whose relevant share ``s`` moves to
+    ``expit(logit s + μ + c_σ(logit s + μ) + noise)`` (``noise``: σ·z broadcast to the rows, or
+    0), the relevant grades keeping their proportions."""
+    relevant = probabilities[..., 1:]
+    share = np.clip(relevant.sum(axis=-1), 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        centre = np.log(share) - np.log1p(-share) + shift
+    moved = expit(centre + centring(centre, spread) + noise)
+    inside = (share > 0) & (share < 1)
+    scale = np.divide(moved, share, out=np.ones_like(share), where=inside)
+    relevant = relevant * scale[..., None]
+    rest = np.maximum(1.0 - relevant.sum(axis=-1, keepdims=True), 0.0)
+    return np.concatenate([rest, relevant], axis=-1)
+
+
+@dataclass
+class LogitEffect:
+    """The prior of the unjudged rows with the run effect of the module docstring: ``base``
+    (rows x grades, or a :class:`~pdeval.analysis.estimates.unique_priors.UnitEffect` drawn
+    first), ``run_of_row`` the run code of each row, one ``z`` per run and resample."""
+
+    base: Union[np.ndarray, UnitEffect]
+    run_of_row: np.ndarray
+    n_runs: int
+    shift: float
+    spread: float
+
+    def take(self, keep: np.ndarray) -> "LogitEffect":
+        base = self.base.take(keep) if isinstance(self.base, UnitEffect) else self.base[keep]
+        return LogitEffect(base, self.run_of_row[keep], self.n_runs, self.shift, self.spread)
+
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """(size x rows x grades) probabilities: the base prior's draw, then one ``z`` per run."""
+        if isinstance(self.base, UnitEffect):
+            base = self.base.draw(size, rng)
+        else:
+            base = np.broadcast_to(self.base, (size,) + self.base.shape)
+        noise = 0.0
+        if self.spread > 0:
+            noise = self.spread * rng.standard_normal((size, self.n_runs))[:, self.run_of_row]
+        return shifted(base, self.shift, self.spread, noise)
+
+
+def setting_of(spread: Union[str, float], shift: Optional[float], prior: str, method: str) -> tuple[float, float]:
+    """(μ, σ) for ``spread=`` and ``shift=``: ``spread="auto"`` takes :data:`SETTINGS` of the prior
+    (its μ unless ``shift`` is given); a number ``σ`` takes ``shift`` or 0. ``method="labels"``: (0, 0),
+    its calibration is resampled already."""
+    if method != "bootstrap":
+        return 0.0, 0.0
     if spread == "auto":
-        return SPREADS.get(prior, 0.0) if method == "bootstrap" else 0.0
-    return float(spread)
+        mu, sigma = SETTINGS.get(prior, (0.0, 0.0))
+        return (mu if shift is None else float(shift)), sigma
+    return (0.0 if shift is None else float(shift)), float(spread)
 
 
-def with_spread(probabilities, run_of_row: np.ndarray, spread: float):
-    """The prior with the run effect of the module docstring: a
-    :class:`~pdeval.analysis.estimates.unique_priors.UnitEffect` drawing one factor per run and
-    resample (a ``"unique"`` prior's own smoothing widens to ``hypot(h, σ)``)."""
-    if spread <= 0 or isinstance(probabilities, CalibrationEffect):
+def with_spread(probabilities, run_of_row: np.ndarray, spread: float, shift: float = 0.0):
+    """The prior with the run effect of the module docstring (unchanged for ``μ = σ = 0`` and for a
+    calibrated prior); without ``σ`` and a unit to draw, the shifted probabilities themselves."""
+    if (spread <= 0 and shift == 0) or isinstance(probabilities, CalibrationEffect):
         return probabilities
-    centre = np.exp(-spread ** 2 / 2.0)  # E[exp(σz)] = exp(σ²/2): the factor's mean stays 1
-    if isinstance(probabilities, UnitEffect):
-        bandwidth = float(np.hypot(probabilities.bandwidth, spread))
-        centre = np.exp((probabilities.bandwidth ** 2 - bandwidth ** 2) / 2.0)
-        return UnitEffect(probabilities.pool, probabilities.run_of_row, probabilities.n_runs,
-                          probabilities.factors * centre, bandwidth)
-    factors = np.full((1, probabilities.shape[1]), centre)
-    n_runs = int(run_of_row.max(initial=-1)) + 1
-    return UnitEffect(np.asarray(probabilities, dtype=np.float64), run_of_row, n_runs, factors, float(spread))
+    if spread <= 0 and not isinstance(probabilities, UnitEffect):
+        return shifted(np.asarray(probabilities, dtype=np.float64), shift, 0.0, 0.0)
+    n_runs = int(np.max(run_of_row, initial=-1)) + 1
+    base = probabilities if isinstance(probabilities, UnitEffect) else np.asarray(probabilities, dtype=np.float64)
+    return LogitEffect(base, np.asarray(run_of_row), n_runs, float(shift), float(spread))
 
 
-def documented(frame, method: str, prior: str, spread: float, confidence: float):
+def documented(frame, method: str, prior: str, shift: float, spread: float, confidence: float):
     """``frame`` with the bootstrap's setting and, for the default one, its measured coverage in
     its ``attrs`` (the other methods' frames unchanged)."""
     if method != "bootstrap":
         return frame
-    default = np.isclose(spread, SPREADS.get(prior, -1.0)) and np.isclose(confidence, 0.95)
+    mu, sigma = SETTINGS.get(prior, (np.nan, np.nan))
+    default = np.isclose(spread, sigma) and np.isclose(shift, mu) and np.isclose(confidence, 0.95)
     rows = COVERAGE.get(prior, []) if default else []
     coverage = [dict(zip(("collection", "measure", "coverage", "runs"), row)) for row in rows]
     reached = bool(rows) and all(row[2] >= 0.90 for row in rows)
-    frame.attrs.update(prior=prior, spread=float(spread), coverage=coverage, coverage_reached=reached)
+    frame.attrs.update(prior=prior, shift=float(shift), spread=float(spread), coverage=coverage,
+                       coverage_reached=reached)
     return frame
 
 
-__all__ = ["COVERAGE", "SPREADS", "documented", "spread_of", "with_spread"]
+__all__ = ["COVERAGE", "SETTINGS", "LogitEffect", "centring", "documented", "setting_of", "shifted", "with_spread"]

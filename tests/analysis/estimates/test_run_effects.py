@@ -1,7 +1,9 @@
-"""estimate(spread=): the run effect on the relevance rate of unjudged documents.
+"""estimate(spread=, shift=): the run effect on the log-odds of the relevant share of unjudged documents.
 
-Oracles: the definition (one factor exp(σ·z) per run and resample, shared by all its rows),
-Fröbe et al.'s bootstrap for spread=0, and the engine's value for complete judgments.
+Oracles: the definition (one z per run and resample, shared by all its rows; the logit-normal
+mean checked by Monte Carlo with a tolerance of four standard errors), Fröbe et al.'s bootstrap for
+spread=0 (pinned values of the implementation before the run effect existed), and the engine's
+value for complete judgments.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.special import expit, logit
 
 import pdeval
 from pdeval.analysis.estimates import run_effects
@@ -25,33 +28,92 @@ def shallow(seed: int = 0, n_runs: int = 4, n_topics: int = 20, depth: int = 10,
             pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
 
 
-def test_one_factor_per_run_and_resample_shared_by_its_rows():
-    base = np.array([[0.8, 0.1, 0.1], [0.6, 0.3, 0.1], [0.9, 0.05, 0.05], [0.5, 0.25, 0.25]])
+BASE = np.array([[0.8, 0.1, 0.1], [0.6, 0.3, 0.1], [0.9, 0.05, 0.05], [0.5, 0.25, 0.25]])
+
+
+def test_one_z_per_run_and_resample_shared_by_its_rows():
     run_of_row = np.array([0, 0, 1, 1])
-    effect = run_effects.with_spread(base, run_of_row, 0.5)
-    drawn = effect.draw(500, np.random.default_rng(0))
-    ratio = drawn[:, :, 1:] / base[None, :, 1:]
-    unclipped = (drawn[:, :, 1:].sum(axis=2) < 1 - 1e-12).all(axis=1)
-    # within a run and resample: one factor for every row and grade
-    np.testing.assert_allclose(ratio[unclipped, 0], ratio[unclipped, 1][:, :1].repeat(2, axis=1), rtol=1e-12)
-    np.testing.assert_allclose(ratio[:, 2, 0], ratio[:, 2, 1], rtol=1e-12)
-    # the runs' factors differ, and log f is N(-σ²/2, σ²): f has mean 1
-    assert not np.allclose(ratio[:, 0, 0], ratio[:, 2, 0])
-    logs = np.log(ratio[:, 2, 0])
-    assert abs(logs.std() - 0.5) < 0.05 and abs(logs.mean() + 0.125) < 0.05
-    assert abs(ratio[:, 2, 0].mean() - 1.0) < 0.06
+    effect = run_effects.with_spread(BASE, run_of_row, 0.5, -0.3)
+    drawn = effect.draw(2000, np.random.default_rng(0))
+    share = 1.0 - BASE[:, 0]
+    centre = logit(share) - 0.3
+    z = (logit(drawn[:, :, 1:].sum(axis=2)) - centre - run_effects.centring(centre, 0.5)) / 0.5
+    np.testing.assert_allclose(z[:, 0], z[:, 1], atol=1e-8)  # one z per run and resample
+    np.testing.assert_allclose(z[:, 2], z[:, 3], atol=1e-8)
+    assert abs(np.corrcoef(z[:, 0], z[:, 2])[0, 1]) < 0.1  # the runs' draws are independent
+    assert abs(z.std() - 1.0) < 0.05 and abs(z.mean()) < 0.05
+    # the relevant grades keep their proportions; every row sums to 1
+    np.testing.assert_allclose(drawn[:, :, 1] / drawn[:, :, 2], np.broadcast_to(BASE[:, 1] / BASE[:, 2], (2000, 4)))
     np.testing.assert_allclose(drawn.sum(axis=2), 1.0, atol=1e-12)
 
 
-def test_spread_zero_is_froebe_unchanged_and_widens_the_interval_of_run_means():
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("mu", [0.0, -1.0])
+def test_the_drawn_share_has_the_mean_it_claims(mu, sigma):
+    """E[s'] = expit(logit s + μ): the prior's share for μ = 0 (mean-preserving), Monte Carlo within 4 SE."""
+    shares = np.array([1e-4, 0.02, 0.2, 0.5, 0.8, 0.97])
+    base = np.stack([1.0 - shares, shares], axis=1)
+    effect = run_effects.with_spread(base, np.arange(len(shares)), sigma, mu)
+    drawn = effect.draw(40000, np.random.default_rng(1))[:, :, 1]
+    want = expit(logit(shares) + mu)
+    se = drawn.std(axis=0) / np.sqrt(len(drawn))
+    assert (np.abs(drawn.mean(axis=0) - want) < 4 * se).all(), (drawn.mean(axis=0), want, se)
+
+
+def test_no_probability_leaves_zero_one():
+    base = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [1 - 1e-12, 5e-13, 5e-13], [1e-12, 0.5 - 5e-13, 0.5],
+                     [0.3, 0.3, 0.4]])
+    for mu in (-3.0, 0.0, 3.0):
+        for sigma in (0.0, 1.0, 4.0):
+            effect = run_effects.with_spread(base, np.array([0, 0, 1, 1, 2]), sigma, mu)
+            drawn = effect if isinstance(effect, np.ndarray) else effect.draw(500, np.random.default_rng(2))
+            assert np.isfinite(drawn).all() and (drawn >= 0).all() and (drawn <= 1).all()
+            np.testing.assert_allclose(drawn.sum(axis=-1), 1.0, atol=1e-12)
+            np.testing.assert_array_equal(drawn[..., 0, :], np.broadcast_to(base[0], drawn[..., 0, :].shape))
+            np.testing.assert_allclose(drawn[..., 1, 0], 0.0, atol=1e-15)  # s = 0 and s = 1 stay
+
+
+def test_the_centring_is_odd_and_tends_to_the_lognormal_limits():
+    a = np.array([-np.inf, -60.0, -3.0, 0.0, 3.0, 60.0, np.inf])
+    c = run_effects.centring(a, 1.2)
+    np.testing.assert_allclose(c, -c[::-1], atol=1e-12)
+    np.testing.assert_allclose(c[[0, 1, -1]], [-0.72, -0.72, 0.72], atol=1e-6)
+    assert c[3] == 0.0 and (run_effects.centring(a, 0.0) == 0).all()
+
+
+def test_spread_zero_is_froebe_unchanged():
+    """Pinned values of the bootstrap before the run effect existed (same seed and draws)."""
+    run, qrels = shallow(seed=5, n_runs=3, n_topics=6)
+    got = pdeval.estimate(run, qrels, ["P@10", "nDCG@10", "AP"], prior="both", spread=0.0, n_resamples=50, seed=3,
+                          per="run", progress=False)
+    want = [[0.274666666667, 0.20375, 0.35], [0.367855800382, 0.285159577984, 0.456708070211],
+            [0.228319560782, 0.15620974663, 0.301651342829], [0.335, 0.25, 0.425833333333],
+            [0.363917264035, 0.269321116977, 0.464118285775], [0.226233977351, 0.169826558826, 0.291930752394],
+            [0.346, 0.224166666667, 0.429583333333], [0.427729574333, 0.329743558282, 0.52195156343],
+            [0.26837874694, 0.190821747449, 0.335871405858]]
+    np.testing.assert_allclose(got[["estimate", "low", "high"]].to_numpy(), want, atol=1e-11)
+    topic = pdeval.estimate(run, qrels, ["P@10", "nDCG@10"], prior="both", spread=0.0, n_resamples=50, seed=3,
+                            progress=False)
+    np.testing.assert_allclose(topic[["estimate", "low", "high"]].to_numpy().sum(axis=0),
+                               [12.6910158325, 6.0037504491, 20.1159649101], atol=1e-8)
+    assert got.attrs["spread"] == 0.0 and got.attrs["shift"] == 0.0
+    base = np.ones((2, 2)) / 2
+    assert run_effects.with_spread(base, np.zeros(2, int), 0.0, 0.0) is base
+    unit = UnitEffect(np.full((3, 2), 0.5), np.zeros(3, int), 1, np.ones((2, 2)), 0.3)
+    assert run_effects.with_spread(unit, unit.run_of_row, 0.0, 0.0) is unit
+
+
+def test_the_spread_widens_the_interval_and_the_shift_moves_the_estimate():
     run, qrels = shallow()
-    widths = {}
-    for sigma in (0.0, 1.0):
-        got = pdeval.estimate(run, qrels, ["P@10", "nDCG@10"], spread=sigma, n_resamples=300, seed=2, per="run")
-        widths[sigma] = (got["high"] - got["low"]).to_numpy()
-        assert got.attrs["spread"] == sigma and got.attrs["prior"] == "both"
-    assert (widths[1.0] > 1.5 * widths[0.0]).all()
-    assert run_effects.with_spread(np.ones((2, 2)) / 2, np.zeros(2, int), 0.0).shape == (2, 2)
+    got = {(mu, sigma): pdeval.estimate(run, qrels, "P@10", spread=sigma, shift=mu, n_resamples=300, seed=2,
+                                        per="run", progress=False)
+           for mu, sigma in ((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0))}
+    width = {k: (v["high"] - v["low"]).to_numpy() for k, v in got.items()}
+    assert (width[(0.0, 1.0)] > 1.5 * width[(0.0, 0.0)]).all()
+    # σ keeps the estimate (P@10 is linear in the labels): within the draws' noise
+    np.testing.assert_allclose(got[(0.0, 1.0)]["estimate"], got[(0.0, 0.0)]["estimate"], atol=0.03)
+    assert (got[(-1.0, 0.0)]["estimate"] < got[(0.0, 0.0)]["estimate"] - 0.02).all()
+    assert (got[(-1.0, 0.0)]["estimate"] >= got[(-1.0, 0.0)]["value"]).all()
 
 
 def test_the_run_effect_does_not_average_away_over_topics():
@@ -61,47 +123,55 @@ def test_the_run_effect_does_not_average_away_over_topics():
         width = []
         for topics in (10, 80):
             run, qrels = shallow(seed=3, n_runs=2, n_topics=topics)
-            got = pdeval.estimate(run, qrels, "P@10", spread=sigma, n_resamples=400, seed=1, per="run")
+            got = pdeval.estimate(run, qrels, "P@10", spread=sigma, shift=0.0, n_resamples=400, seed=1, per="run",
+                                  progress=False)
             width.append(float((got["high"] - got["low"]).mean()))
         ratios[sigma] = width[1] / width[0]
     assert ratios[0.0] < 0.5 and ratios[1.0] > 0.6
 
 
-def test_the_unique_priors_smoothing_widens_by_the_spread():
-    effect = UnitEffect(np.full((3, 2), 0.5), np.zeros(3, int), 1, np.ones((2, 2)), 0.3)
-    wider = run_effects.with_spread(effect, effect.run_of_row, 0.4)
-    assert wider.bandwidth == pytest.approx(0.5)
-    np.testing.assert_allclose(wider.factors, np.exp(-0.4 ** 2 / 2))  # the added spread keeps the mean
+def test_identical_seed_identical_output():
+    run, qrels = shallow(n_runs=3, n_topics=5)
+    pooled = ["r0", "r1"]
+    for options in ({}, {"spread": 0.7, "shift": -0.4}, {"prior": "unique", "pool_depth": 10, "pooled": pooled}):
+        one = pdeval.estimate(run, qrels, ["P@10", "nDCG@10"], n_resamples=60, seed=7, progress=False, **options)
+        two = pdeval.estimate(run, qrels, ["P@10", "nDCG@10"], n_resamples=60, seed=7, progress=False, **options)
+        pd.testing.assert_frame_equal(one, two)
+        assert one.attrs == two.attrs
 
 
-def test_complete_judgments_keep_zero_width_at_any_spread():
+def test_complete_judgments_keep_zero_width_at_any_setting():
     run, qrels = shallow(n_runs=2, n_topics=3)
     pairs = run[["query_id", "doc_id"]].drop_duplicates()
     full = pairs.merge(qrels, how="left").fillna({"relevance": 0}).astype({"relevance": int})
-    got = pdeval.estimate(run, full, ["P@10", "AP"], spread=2.0, n_resamples=20, per="run")
+    got = pdeval.estimate(run, full, ["P@10", "AP"], spread=2.0, shift=-1.0, n_resamples=20, per="run")
     assert (got["low"] == got["high"]).all()
     np.testing.assert_allclose(got["estimate"], got["value"], atol=1e-12)
 
 
 def test_each_setting_carries_its_documented_coverage():
-    """The default (spread 0, Fröbe et al.'s bootstrap) claims no coverage; 'auto' carries what the
-    study measured for its prior (nothing yet: coverage_reached stays False until it is run)."""
+    """The default ('auto') carries what the leave-one-collection-out study measured for its prior;
+    any other setting claims nothing."""
     run, qrels = shallow(n_runs=2, n_topics=3)
     default = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run")
-    assert default.attrs["spread"] == 0.0 and default.attrs["coverage"] == [] and default.attrs["coverage_reached"] is False
-    auto = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run", spread="auto")
-    assert auto.attrs["spread"] == run_effects.SPREADS["both"]
-    assert auto.attrs["coverage"] == [dict(zip(("collection", "measure", "coverage", "runs"), row))
-                                      for row in run_effects.COVERAGE["both"]]
-    rows = run_effects.COVERAGE["both"]
-    assert auto.attrs["coverage_reached"] == (bool(rows) and all(row[2] >= 0.9 for row in rows))
-    other = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run", spread=0.1234)
-    assert other.attrs["coverage"] == [] and other.attrs["coverage_reached"] is False
+    prior = default.attrs["prior"]
+    mu, sigma = run_effects.SETTINGS[prior]
+    assert (default.attrs["shift"], default.attrs["spread"]) == (mu, sigma)
+    rows = run_effects.COVERAGE[prior]
+    assert rows and default.attrs["coverage"] == [dict(zip(("collection", "measure", "coverage", "runs"), row))
+                                                  for row in rows]
+    assert default.attrs["coverage_reached"] == all(row[2] >= 0.9 for row in rows)
+    assert {row[0] for row in rows} == {"CLEF 2015", "CLEF 2016", "CLEF 2018", "TREC DL 2021"}
+    assert {row[1] for row in rows} == {"P@10", "nDCG@10", "AP@10", "RBP@10"}
+    for other in ({"spread": 0.1234}, {"spread": "auto", "shift": mu + 0.5}, {"spread": 0.0, "shift": 0.0}):
+        got = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run", **other)
+        assert got.attrs["coverage"] == [] and got.attrs["coverage_reached"] is False
 
 
-def test_spread_is_refused_outside_the_bootstrap():
+def test_spread_and_shift_are_refused_outside_the_bootstrap():
     run, qrels = shallow(n_runs=2, n_topics=3)
-    with pytest.raises(pdeval.errors.PdevalError, match="spread"):
-        pdeval.estimate(run, qrels, "P@10", method="labels", automatic=qrels, spread=0.5)
+    for option in ({"spread": 0.5}, {"shift": -0.5}):
+        with pytest.raises(pdeval.errors.PdevalError, match=next(iter(option))):
+            pdeval.estimate(run, qrels, "P@10", method="labels", automatic=qrels, **option)
     with pytest.raises(pdeval.errors.PdevalError, match="spread"):
         pdeval.estimate(run, qrels, "P@10", spread=-1.0)
