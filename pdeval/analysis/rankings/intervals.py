@@ -23,6 +23,7 @@ import pandas as pd
 from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
 from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
+from pdeval.analysis.rankings.simex import debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
                                                  topic_cubes, topic_strata)
@@ -33,9 +34,9 @@ from pdeval.frames.domains import Frame
 
 __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
-INTERVALS = ("auto", "percentile", "bca")
+INTERVALS = ("auto", "percentile", "bca", "simex", "hull")
 
-#: coefficients that are smooth functions of the means: BCa under interval="auto"
+#: coefficients that are smooth functions of the means: SIMEX under interval="auto" (the others: the hull)
 SMOOTH = ("pearson", "rms")
 
 _COMMON = dict(
@@ -52,7 +53,8 @@ _COMMON = dict(
 class Replicates:
     """The compared groups (``keys``, ``by``), the ``methods``, the (G, M) ``point`` values, the
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
-    method, ``n_runs`` and ``n_topics``."""
+    method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
+    of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method."""
 
     keys: pd.DataFrame
     by: list
@@ -63,6 +65,9 @@ class Replicates:
     use_bca: np.ndarray
     n_runs: np.ndarray
     n_topics: int
+    debiased: np.ndarray
+    shift: np.ndarray
+    hull: np.ndarray
 
 
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
@@ -76,26 +81,36 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
                         by=by_list, shared=shared, system=system)
     both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
     point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
-    weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed), topic_strata(cubes))
+    rng, strata = generator(seed), topic_strata(cubes)
+    weights = bootstrap_weights(cubes.topics.size, n_resamples, rng, strata)
     boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
-    smooth = np.array([parse_method(m)[0] in SMOOTH for m in methods])
-    use_bca = np.full(len(methods), interval == "bca") | ((interval == "auto") & smooth)
-    use_bca &= cubes.topics.size > 1
+    chosen = np.array([interval if interval != "auto" else "simex" if parse_method(m)[0] in SMOOTH else "hull"
+                       for m in methods])
+    use_bca = (chosen == "bca") & (cubes.topics.size > 1)
+    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull")), methods, fill_value,
+                            missing == "fill", rng, strata)
     jack = None
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
     return Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                      cubes.topics.size)
+                      cubes.topics.size, fixed, shift, chosen == "hull")
 
 
-def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None):
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None):
     """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
-    (..., M): BCa for the methods of ``use_bca``, percentile for the others."""
+    (..., M): BCa for the methods of ``use_bca``, percentile for the others; where ``shift``
+    (..., M) is finite the interval moves by it (SIMEX), and for the methods of ``hull`` the
+    interval is the hull of the percentile and the moved ones."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
         bca = interval_levels(point, boot, jack, confidence, constants)
         levels = np.where(use_bca[:, None], bca, levels)
-    return quantiles(boot, levels, ordered=ordered)
+    bounds = quantiles(boot, levels, ordered=ordered)
+    if shift is None:
+        return bounds
+    moved = np.where(np.isfinite(shift)[..., None], bounds + shift[..., None], bounds)
+    hulled = np.stack([np.minimum(bounds[..., 0], moved[..., 0]), np.maximum(bounds[..., 1], moved[..., 1])], axis=-1)
+    return np.where(hull[:, None], hulled, moved)
 
 
 def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -106,16 +121,17 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return both["_g"].to_numpy(np.int64), both["_g_other"].to_numpy(np.int64)
 
 
-def _p_values(point, boot, jack, use_bca) -> np.ndarray:
+def _p_values(point, boot, jack, use_bca, shift, hull) -> np.ndarray:
     """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
-    interval (the same construction, percentile or BCa) excludes 0, found by bisection for
+    interval (the same construction: percentile, BCa, SIMEX or hull) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
     ordered = np.sort(boot, axis=-1)
     constants = bca_constants(point, boot, jack) if use_bca.any() else None
     low, high = np.zeros(point.shape), np.ones(point.shape)
     for _ in range(32):  # bisection steps, each over every (pair, method) at once
         alpha = (low + high) / 2.0
-        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants)
+        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants, shift=shift,
+                         hull=hull)
         excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
         high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
     count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)
@@ -130,7 +146,8 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     diff = table.point[first] - table.point[second]  # (P, M)
     boot_d = np.moveaxis(table.boot[first] - table.boot[second], 1, -1)  # (P, M, B)
     jack_d = None if table.jack is None else np.moveaxis(table.jack[first] - table.jack[second], 1, -1)
-    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca)
+    shift_d = table.shift[first] - table.shift[second]
+    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull)
     n_methods = len(methods)
     out = keys.loc[np.repeat(first, n_methods), ["measure", *by_list]].reset_index(drop=True)
     other = keys.loc[np.repeat(second, n_methods), by_list].reset_index(drop=True)
@@ -141,8 +158,9 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out["value"] = table.point[first].ravel()
     out["value_other"] = table.point[second].ravel()
     out["difference"] = diff.ravel()
+    out["difference_debiased"] = (table.debiased[first] - table.debiased[second]).ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca).ravel()
+    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull).ravel()
     out["n_topics"] = np.int64(table.n_topics)
     return out
 
@@ -242,18 +260,20 @@ def correlation_intervals(
     if pairs:
         return _pair_rows(table, confidence)
     jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
-    bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca)
+    bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca, shift=table.shift,
+                     hull=table.hull)
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
+    out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
     out["n_topics"] = np.int64(table.n_topics)
-    return _warn_outside(out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]],
-                         "correlation_intervals")
+    columns = ["measure", *table.by, "reference", "method", "value", "debiased", "low", "high", "n_runs", "n_topics"]
+    return _warn_outside(out[columns], "correlation_intervals")
 
 
 def _warn_outside(out: pd.DataFrame, where: str) -> pd.DataFrame:
     """``out``, with a counted warning where an interval does not hold its own value: the resampled
     leaderboards are noisier than the observed ones, so the replicates sit to one side."""
-    value = out["value"].to_numpy()
+    value = np.where(out["debiased"].isna(), out["value"].to_numpy(), np.nan)  # SIMEX intervals move off it
     outside = np.isfinite(value) & ((value < out["low"].to_numpy()) | (value > out["high"].to_numpy()))
     if outside.any():
         warnings.warn(f"{where}(): {int(outside.sum())} of {int(np.isfinite(value).sum())} intervals do not contain "

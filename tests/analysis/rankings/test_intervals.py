@@ -61,15 +61,19 @@ def test_percentile_intervals_are_the_quantiles_and_repeat_with_the_seed():
                            fill_value=0.0, n_resamples=300, interval="percentile", seed=9, where="test").boot
     want = np.nanquantile(np.moveaxis(boot, 1, -1), [0.05, 0.95], axis=-1)
     assert np.allclose(out["low"], want[0].ravel(), atol=TOL) and np.allclose(out["high"], want[1].ravel(), atol=TOL)
-    assert list(out.columns) == ["measure", "label_set", "reference", "method", "value", "low", "high", "n_runs",
-                                 "n_topics"]
-    wide = pdeval.correlation_intervals(judges, human, methods="tau_b", n_resamples=300, seed=9, confidence=0.99)
+    assert list(out.columns) == ["measure", "label_set", "reference", "method", "value", "debiased", "low", "high",
+                                 "n_runs", "n_topics"]
+    assert out["debiased"].isna().all()  # no SIMEX under the percentile interval
+    wide = pdeval.correlation_intervals(judges, human, methods="tau_b", n_resamples=300, seed=9, confidence=0.99,
+                                        interval="percentile")
     auto = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
-    rank = auto.method != "pearson"  # "auto": percentile for the rank coefficients, BCa for pearson
-    pd.testing.assert_frame_equal(auto[rank], out[rank])
-    bca = pdeval.correlation_intervals(judges, human, methods="pearson", n_resamples=300, seed=9, confidence=0.9,
-                                       interval="bca")
-    assert np.allclose(auto.loc[~rank, ["low", "high"]], bca[["low", "high"]], atol=TOL)
+    simex = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9,
+                                         interval="simex")
+    rank = auto.method != "pearson"  # "auto": the hull for the rank coefficients, SIMEX for pearson
+    pd.testing.assert_frame_equal(auto[~rank], simex[~rank])
+    assert np.allclose(auto.loc[rank, "low"], np.minimum(out.loc[rank, "low"], simex.loc[rank, "low"]), atol=TOL)
+    assert np.allclose(auto.loc[rank, "high"], np.maximum(out.loc[rank, "high"], simex.loc[rank, "high"]), atol=TOL)
+    assert np.allclose(simex["high"] - simex["low"], out["high"] - out["low"], atol=TOL)  # moved, not widened
     narrow = out[out.method == "tau_b"]
     assert (wide["low"].to_numpy() <= narrow["low"].to_numpy() + TOL).all()
 
