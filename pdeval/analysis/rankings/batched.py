@@ -158,16 +158,21 @@ def _tau_ap_b(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 
 def _tau_gap(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """tau_GAP (Gao & Oard 2015): the estimate orders (ties by position), the reference gives the gaps."""
+    """tau_GAP (Gao & Oard 2015): the estimate orders (ties by position), the reference gives the gaps.
+
+    The reference scores are put in the estimate's order (descending, ties by position), so the
+    systems above each one are those before it: one (rows, n, n) difference per chunk, summed
+    under a fixed triangle."""
     rows, n = est.shape
-    earlier = np.tri(n, k=-1, dtype=bool).T  # [j, i]: j < i
+    earlier = np.triu(np.ones((n, n)), k=1)  # [j, i]: j before i
+    order = np.argsort(-est, axis=1, kind="stable")
+    walked = np.take_along_axis(ref, order, axis=1)
     out = np.empty(rows)
     for part in _chunks(rows, n):
-        e, r = est[part], ref[part]
-        above = (e[:, :, None] > e[:, None, :]) | ((e[:, :, None] == e[:, None, :]) & earlier)
-        gap = np.where(above, r[:, :, None] - r[:, None, :], 0.0)  # [r, j, i] = ref_j - ref_i for j above i
-        gaps = np.abs(gap).sum(axis=1)
-        correct = np.clip(gap, 0.0, None).sum(axis=1)
+        r = walked[part]
+        diff = r[:, :, None] - r[:, None, :]  # [r, j, i] = ref_j - ref_i
+        gaps = np.einsum("rji,ji->ri", np.abs(diff), earlier)
+        correct = np.einsum("rji,ji->ri", np.maximum(diff, 0.0, out=diff), earlier)
         used = gaps > 0
         n_used = used.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):

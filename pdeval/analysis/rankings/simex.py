@@ -14,6 +14,8 @@ gives the curve at ``lambda ~ 0.5, 1, 2``; a least-squares line in ``lambda`` th
 means, evaluated at ``lambda = -1`` (no noise), is the debiased coefficient. Only means of
 resamples enter the line (bagged coefficients, smooth in the data): the sample coefficient
 itself, which jumps at every swap of two systems, would make the extrapolation twice as noisy.
+``rms`` is extrapolated on its square (the mean squared difference of the means grows linearly
+with the noise variance) and the root taken.
 
 The three levels are computed as one batch of leaderboards ``W @ X / W @ P`` (the rows of ``W``
 are resamples of all levels, :func:`pdeval.analysis.rankings.resampling.bootstrap_weights`), no
@@ -30,6 +32,7 @@ from typing import Optional
 
 import numpy as np
 
+from pdeval.analysis.rankings.batched import parse_method
 from pdeval.analysis.rankings.resampling import Cubes, bootstrap_weights, replicates
 
 __all__ = ["EXTRA_LEVELS", "EXTRA_SHARE", "debiased", "extrapolate", "noise_level"]
@@ -70,11 +73,16 @@ def debiased(cubes: Cubes, aligned, boot: np.ndarray, use: np.ndarray, methods: 
     weights = np.vstack([bootstrap_weights(n_topics, extra, rng, strata, size=size) for size in EXTRA_LEVELS])
     picked = [m for m, keep in zip(methods, use) if keep]
     more = replicates(cubes, aligned, weights, picked, fill_value, fill)  # (G, 2 * extra, M')
+    # rms is extrapolated on its square: the mean squared difference grows linearly with the noise
+    power = np.array([2.0 if parse_method(m)[0] == "rms" else 1.0 for m in picked])
     with warnings.catch_warnings():  # a mean of only NaN (an undefined coefficient) stays NaN
         warnings.simplefilter("ignore", RuntimeWarning)
-        means = np.stack([np.nanmean(more[:, :extra], axis=1), np.nanmean(boot[..., use], axis=1),
-                          np.nanmean(more[:, extra:], axis=1)], axis=-1)
+        means = np.stack([np.nanmean(part ** power, axis=1) for part in (more[:, :extra], boot[..., use],
+                                                                          more[:, extra:])], axis=-1)
+        centre = np.nanmean(boot[..., use], axis=1)
     levels = [noise_level(n_topics, size) for size in (EXTRA_LEVELS[0], 1.0, EXTRA_LEVELS[1])]
-    shift[:, use] = extrapolate(means - means[..., 1:2], np.array(levels))
-    out[:, use] = means[..., 1] + shift[:, use]
+    line = extrapolate(means, np.array(levels))
+    value = np.where(power == 2.0, np.sqrt(np.clip(line, 0.0, None)), line)
+    shift[:, use] = np.where(np.ptp(means, axis=-1) == 0, 0.0, value - centre)  # no noise: nothing moves
+    out[:, use] = centre + shift[:, use]
     return out, shift
