@@ -84,9 +84,7 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
-        Percentile, BCa, SIMEX (moved by the estimated attenuation by topic noise) or the hull of the
-        percentile and SIMEX intervals; ``"auto"``: SIMEX for pearson and rms, the hull otherwise
-        (:func:`pdeval.correlation_intervals`).
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, else the hull).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

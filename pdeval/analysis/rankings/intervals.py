@@ -187,17 +187,12 @@ def correlation_intervals(
     The coefficients are those of :func:`pdeval.rank_correlation`; their sampling error comes from ``n_resamples``
     resamples of the topics with replacement (each side's own topics where the leaderboards have different ones):
     on each, both leaderboards and the coefficient are recomputed (Efron & Tibshirani, *An Introduction to the
-    Bootstrap*, 1993). Topic noise swaps near-tied systems, so on a crowded leaderboard the sample coefficient lies
-    below the one between the population leaderboards; ``interval`` chooses: ``"percentile"``, ``"bca"`` (Efron 1987;
-    jackknife acceleration; where BCa is undefined or erratic, the percentile levels), ``"simex"`` (the percentile
-    interval moved by the attenuation that simulation-extrapolation estimates: resamples of 2T, T and T/2 topics
-    add noise, a line in the noise level is extrapolated to none; Cook & Stefanski 1994, with the data's own noise
-    as Devanarayan & Stefanski 2002), ``"hull"`` (the smallest interval holding the percentile and the SIMEX
-    ones) or ``"auto"``: SIMEX for ``pearson`` and ``rms``, the hull for the rank coefficients -- the choice that
-    reached the nominal coverage in the guide's simulation ("LLM judges"; a line in the noise cannot follow a rank
-    coefficient of near-tied systems all the way to no noise, the hull keeps the percentile interval's coverage
-    there). ``value`` stays the sample coefficient; ``debiased`` is the SIMEX estimate (NaN under percentile or BCa).
-    A percentile or BCa interval that misses its own value is counted in a warning. ``pairs=True`` compares every two groups A, B
+    Bootstrap*, 1993). Topic noise swaps near-tied systems, so the sample coefficient lies below the population
+    one; ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987), ``"simex"`` (moved by the attenuation that
+    simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
+    (holding the percentile and SIMEX ones) or ``"auto"``: SIMEX for ``pearson`` and ``rms``, the hull for the rank
+    coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges").
+    ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
     Zou 2007) and ``p_value``, the smallest ``1 - confidence`` at which that interval excludes 0 (correct for
@@ -266,8 +261,12 @@ def correlation_intervals(
     table = bootstrap_table(
         result, reference, reference_measure, methods=methods, by=by, system=system, missing=missing,
         fill_value=fill_value, n_resamples=n_resamples, interval=interval, seed=seed, where="correlation_intervals")
-    if pairs:
-        return _pair_rows(table, confidence)
+    return _pair_rows(table, confidence) if pairs else _warn_outside(_group_rows(table, confidence),
+                                                                      "correlation_intervals")
+
+
+def _group_rows(table: Replicates, confidence: float) -> pd.DataFrame:
+    """One row per group and method: the value, its SIMEX estimate and its interval."""
     jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
     bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca, shift=table.shift,
                      hull=table.hull)
@@ -275,8 +274,7 @@ def correlation_intervals(
     out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
     out["n_topics"] = np.int64(table.n_topics)
-    columns = ["measure", *table.by, "reference", "method", "value", "debiased", "low", "high", "n_runs", "n_topics"]
-    return _warn_outside(out[columns], "correlation_intervals")
+    return out[["measure", *table.by, "reference", "method", "value", "debiased", "low", "high", "n_runs", "n_topics"]]
 
 
 def _warn_outside(out: pd.DataFrame, where: str) -> pd.DataFrame:
