@@ -23,7 +23,7 @@ import pandas as pd
 from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
 from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
-from pdeval.analysis.rankings.simex import debiased
+from pdeval.analysis.rankings.simex import coefficient_limits, debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
                                                  topic_cubes, topic_strata)
@@ -54,7 +54,8 @@ class Replicates:
     """The compared groups (``keys``, ``by``), the ``methods``, the (G, M) ``point`` values, the
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
     method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
-    of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method."""
+    of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method,
+    and each method's range ``limits`` (M, 2)."""
 
     keys: pd.DataFrame
     by: list
@@ -68,6 +69,7 @@ class Replicates:
     debiased: np.ndarray
     shift: np.ndarray
     hull: np.ndarray
+    limits: np.ndarray
 
 
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
@@ -93,14 +95,15 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
     return Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                      cubes.topics.size, fixed, shift, chosen == "hull")
+                      cubes.topics.size, fixed, shift, chosen == "hull", coefficient_limits(methods))
 
 
-def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None):
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None):
     """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
     (..., M): BCa for the methods of ``use_bca``, percentile for the others; where ``shift``
     (..., M) is finite the interval moves by it (SIMEX), and for the methods of ``hull`` the
-    interval is the hull of the percentile and the moved ones."""
+    interval is the hull of the percentile and the moved ones; moved bounds stay within the
+    coefficient's range ``limits`` (M, 2)."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
         bca = interval_levels(point, boot, jack, confidence, constants)
@@ -108,7 +111,8 @@ def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=Non
     bounds = quantiles(boot, levels, ordered=ordered)
     if shift is None:
         return bounds
-    moved = np.where(np.isfinite(shift)[..., None], bounds + shift[..., None], bounds)
+    moved = np.where(np.isfinite(shift)[..., None], np.clip(bounds + shift[..., None], limits[:, 0:1], limits[:, 1:]),
+                     bounds)
     hulled = np.stack([np.minimum(bounds[..., 0], moved[..., 0]), np.maximum(bounds[..., 1], moved[..., 1])], axis=-1)
     return np.where(hull[:, None], hulled, moved)
 
@@ -121,7 +125,7 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return both["_g"].to_numpy(np.int64), both["_g_other"].to_numpy(np.int64)
 
 
-def _p_values(point, boot, jack, use_bca, shift, hull) -> np.ndarray:
+def _p_values(point, boot, jack, use_bca, shift, hull, limits) -> np.ndarray:
     """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
     interval (the same construction: percentile, BCa, SIMEX or hull) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
@@ -131,7 +135,7 @@ def _p_values(point, boot, jack, use_bca, shift, hull) -> np.ndarray:
     for _ in range(32):  # bisection steps, each over every (pair, method) at once
         alpha = (low + high) / 2.0
         bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants, shift=shift,
-                         hull=hull)
+                         hull=hull, limits=limits)
         excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
         high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
     count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)
@@ -147,7 +151,8 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     boot_d = np.moveaxis(table.boot[first] - table.boot[second], 1, -1)  # (P, M, B)
     jack_d = None if table.jack is None else np.moveaxis(table.jack[first] - table.jack[second], 1, -1)
     shift_d = table.shift[first] - table.shift[second]
-    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull)
+    limits = np.stack([table.limits[:, 0] - table.limits[:, 1], table.limits[:, 1] - table.limits[:, 0]], axis=-1)
+    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull, limits=limits)
     n_methods = len(methods)
     out = keys.loc[np.repeat(first, n_methods), ["measure", *by_list]].reset_index(drop=True)
     other = keys.loc[np.repeat(second, n_methods), by_list].reset_index(drop=True)
@@ -160,7 +165,7 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out["difference"] = diff.ravel()
     out["difference_debiased"] = (table.debiased[first] - table.debiased[second]).ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull).ravel()
+    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull, limits).ravel()
     out["n_topics"] = np.int64(table.n_topics)
     return out
 
@@ -269,7 +274,7 @@ def _group_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     """One row per group and method: the value, its SIMEX estimate and its interval."""
     jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
     bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca, shift=table.shift,
-                     hull=table.hull)
+                     hull=table.hull, limits=table.limits)
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()

@@ -35,13 +35,18 @@ import numpy as np
 from pdeval.analysis.rankings.batched import parse_method
 from pdeval.analysis.rankings.resampling import Cubes, bootstrap_weights, replicates
 
-__all__ = ["EXTRA_LEVELS", "EXTRA_SHARE", "debiased", "extrapolate", "noise_level"]
+__all__ = ["EXTRA_LEVELS", "EXTRA_SHARE", "coefficient_limits", "debiased", "extrapolate", "noise_level"]
 
 #: the resample sizes besides the bootstrap's (as shares of the topics): lambda ~ 0.5 and 2
 EXTRA_LEVELS = (2.0, 0.5)
 
 #: resamples drawn at each extra level, as a share of ``n_resamples`` (only their mean is used)
 EXTRA_SHARE = 0.25
+
+
+def coefficient_limits(methods) -> np.ndarray:
+    """(M, 2) range of each method: [0, inf) for ``rms``, [-1, 1] for the correlations."""
+    return np.array([[0.0, np.inf] if parse_method(m)[0] == "rms" else [-1.0, 1.0] for m in methods])
 
 
 def noise_level(n_topics: int, size: float) -> float:
@@ -82,7 +87,7 @@ def debiased(cubes: Cubes, aligned, boot: np.ndarray, use: np.ndarray, methods: 
         centre = np.nanmean(boot[..., use], axis=1)
     levels = [noise_level(n_topics, size) for size in (EXTRA_LEVELS[0], 1.0, EXTRA_LEVELS[1])]
     line = extrapolate(means, np.array(levels))
-    value = np.where(power == 2.0, np.sqrt(np.clip(line, 0.0, None)), line)
+    value = np.where(power == 2.0, np.sqrt(np.clip(line, 0.0, None)), np.clip(line, -1.0, 1.0))
     shift[:, use] = np.where(np.ptp(means, axis=-1) == 0, 0.0, value - centre)  # no noise: nothing moves
     out[:, use] = centre + shift[:, use]
     return out, shift
