@@ -37,6 +37,7 @@ import pandas as pd
 
 import pdeval
 from pdeval.analysis.rankings.batched import batched
+from pdeval.errors import PdevalWarning
 
 DL21 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec-dl21"
 METHODS = ["tau_b", "pearson", "spearman", "tau_ap_b", "tau_gap", "tau_b@10"]
@@ -103,6 +104,7 @@ def coverage(replications: int, resamples: int, systems=30, topics=50, noise=0.0
     mu, nu, sample = simulate(systems, topics, noise, spread, rng)
     truth = {(j, m): batched(m, v[None], mu[None])[0] for j, v in nu.items() for m in methods}
     hits, pair_hits = [], []
+    warnings.simplefilter("ignore", PdevalWarning)  # the percentile and BCa intervals that miss their value
     for r in range(replications):
         boards = sample()
         table = pdeval.compare_judges(boards, "human", methods=list(methods), n_resamples=resamples, seed=r,
