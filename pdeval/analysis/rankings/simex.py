@@ -60,6 +60,8 @@ def extrapolate(means: np.ndarray, levels: np.ndarray) -> np.ndarray:
     (NaN where any mean is; exactly the common value where all are equal)."""
     levels = np.asarray(levels, dtype=np.float64)
     centred = levels - levels.mean()
+    if not (centred ** 2).sum() > 0:  # one topic: every level alike, nothing to extrapolate
+        return means.mean(axis=-1)
     slope = (means * centred).sum(axis=-1) / (centred ** 2).sum()
     line = means.mean(axis=-1) + slope * (-1.0 - levels.mean())
     return np.where(np.ptp(means, axis=-1) == 0, means[..., 0], line)

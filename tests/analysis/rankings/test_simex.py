@@ -5,6 +5,7 @@ loop over resampled frames; without topic noise nothing moves; the same seed giv
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -117,3 +118,11 @@ def test_the_same_seed_gives_the_same_frame():
     one = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=40, seed=7)
     a, b = (one[one.label_set == j].set_index("method")["debiased"] for j in ("j", "k"))
     assert np.allclose(pairs.set_index("method")["difference_debiased"], (a - b)[pairs["method"]], atol=TOL)
+
+
+def test_one_topic_leaves_nothing_to_extrapolate():
+    human, judge = frames(6, topics=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = pdeval.correlation_intervals(judge, human, methods=METHODS, n_resamples=20, interval="simex")
+    assert np.allclose(out["debiased"], out["value"], atol=TOL) and (out["low"] == out["high"]).all()
