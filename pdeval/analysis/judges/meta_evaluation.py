@@ -83,8 +83,8 @@ def compare_judges(
         How many times the topics are resampled.
     confidence : float, default 0.95
         The intervals' coverage.
-    interval : {'auto', 'percentile', 'bca'}, default 'auto'
-        Percentile or BCa; ``"auto"``: BCa for pearson and rms (:func:`pdeval.correlation_intervals`).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, else the hull).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional
@@ -93,9 +93,10 @@ def compare_judges(
     Returns
     -------
     pandas.DataFrame
-        ``pairs=False``: ``measure, label_set[, group], method, value, low, high, n_runs, n_topics``.
+        ``pairs=False``: ``measure, label_set[, group], method, value, debiased, low, high, n_runs,
+        n_topics`` (``value`` the sample coefficient, ``debiased`` its SIMEX estimate).
         ``pairs=True``: ``measure, label_set, label_set_other, method, value, value_other,
-        difference, low, high, p_value, n_topics``.
+        difference, difference_debiased, low, high, p_value, n_topics``.
 
     Raises
     ------

@@ -136,13 +136,10 @@ def _tau_ap(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return out
 
 
-def _tau_ap_half(order_by: np.ndarray, judged_by: np.ndarray) -> np.ndarray:
-    """One half of tau_AP_b: positions from ``order_by``; a system above counts as correct when
-    ``judged_by`` also puts it strictly above; each item's count is divided by the number of
-    items strictly above its tie group; items of the top tie group are left out."""
-    above = order_by[:, :, None] > order_by[:, None, :]  # [r, j, i]
-    p = above.sum(axis=1)
-    c = (above & (judged_by[:, :, None] > judged_by[:, None, :])).sum(axis=1)
+def _tau_ap_half(p: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """One half of tau_AP_b from ``p`` (per item, the items strictly above it in the ranking that
+    orders) and ``c`` (those of them the other ranking also puts strictly above it): each item's
+    count is divided by ``p``; items of the top tie group (``p = 0``) are left out."""
     used = p > 0
     n_used = used.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -151,23 +148,33 @@ def _tau_ap_half(order_by: np.ndarray, judged_by: np.ndarray) -> np.ndarray:
 
 
 def _tau_ap_b(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """The mean of both halves; ``c`` (above in both rankings) is the same count for both."""
     out = np.empty(est.shape[0])
     for part in _chunks(est.shape[0], est.shape[1]):
-        out[part] = 0.5 * (_tau_ap_half(est[part], ref[part]) + _tau_ap_half(ref[part], est[part]))
+        e, r = est[part], ref[part]
+        above_e = e[:, :, None] > e[:, None, :]  # [r, j, i]: j strictly above i
+        above_r = r[:, :, None] > r[:, None, :]
+        c = (above_e & above_r).sum(axis=1)
+        out[part] = 0.5 * (_tau_ap_half(above_e.sum(axis=1), c) + _tau_ap_half(above_r.sum(axis=1), c))
     return out
 
 
 def _tau_gap(est: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """tau_GAP (Gao & Oard 2015): the estimate orders (ties by position), the reference gives the gaps."""
+    """tau_GAP (Gao & Oard 2015): the estimate orders (ties by position), the reference gives the gaps.
+
+    The reference scores are put in the estimate's order (descending, ties by position), so the
+    systems above each one are those before it: one (rows, n, n) difference per chunk, summed
+    under a fixed triangle."""
     rows, n = est.shape
-    earlier = np.tri(n, k=-1, dtype=bool).T  # [j, i]: j < i
+    earlier = np.triu(np.ones((n, n)), k=1)  # [j, i]: j before i
+    order = np.argsort(-est, axis=1, kind="stable")
+    walked = np.take_along_axis(ref, order, axis=1)
     out = np.empty(rows)
     for part in _chunks(rows, n):
-        e, r = est[part], ref[part]
-        above = (e[:, :, None] > e[:, None, :]) | ((e[:, :, None] == e[:, None, :]) & earlier)
-        gap = np.where(above, r[:, :, None] - r[:, None, :], 0.0)  # [r, j, i] = ref_j - ref_i for j above i
-        gaps = np.abs(gap).sum(axis=1)
-        correct = np.clip(gap, 0.0, None).sum(axis=1)
+        r = walked[part]
+        diff = r[:, :, None] - r[:, None, :]  # [r, j, i] = ref_j - ref_i
+        gaps = np.einsum("rji,ji->ri", np.abs(diff), earlier)
+        correct = np.einsum("rji,ji->ri", np.maximum(diff, 0.0, out=diff), earlier)
         used = gaps > 0
         n_used = used.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -23,6 +23,7 @@ import pandas as pd
 from pdeval.analysis.rankings.alignment import MISSING_POLICIES, align_means
 from pdeval.analysis.rankings.batched import parse_method, rows_coefficients
 from pdeval.analysis.rankings.coefficients import METHOD
+from pdeval.analysis.rankings.simex import coefficient_limits, debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
                                                  topic_cubes, topic_strata)
@@ -33,9 +34,9 @@ from pdeval.frames.domains import Frame
 
 __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
-INTERVALS = ("auto", "percentile", "bca")
+INTERVALS = ("auto", "percentile", "bca", "simex", "hull")
 
-#: coefficients that are smooth functions of the means: BCa under interval="auto"
+#: coefficients that are smooth functions of the means: SIMEX under interval="auto" (the others: the hull)
 SMOOTH = ("pearson", "rms")
 
 _COMMON = dict(
@@ -52,7 +53,9 @@ _COMMON = dict(
 class Replicates:
     """The compared groups (``keys``, ``by``), the ``methods``, the (G, M) ``point`` values, the
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
-    method, ``n_runs`` and ``n_topics``."""
+    method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
+    of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method,
+    and each method's range ``limits`` (M, 2)."""
 
     keys: pd.DataFrame
     by: list
@@ -63,6 +66,10 @@ class Replicates:
     use_bca: np.ndarray
     n_runs: np.ndarray
     n_topics: int
+    debiased: np.ndarray
+    shift: np.ndarray
+    hull: np.ndarray
+    limits: np.ndarray
 
 
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
@@ -76,26 +83,38 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
                         by=by_list, shared=shared, system=system)
     both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
     point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
-    weights = bootstrap_weights(cubes.topics.size, n_resamples, generator(seed), topic_strata(cubes))
+    rng, strata = generator(seed), topic_strata(cubes)
+    weights = bootstrap_weights(cubes.topics.size, n_resamples, rng, strata)
     boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
-    smooth = np.array([parse_method(m)[0] in SMOOTH for m in methods])
-    use_bca = np.full(len(methods), interval == "bca") | ((interval == "auto") & smooth)
-    use_bca &= cubes.topics.size > 1
+    chosen = np.array([interval if interval != "auto" else "simex" if parse_method(m)[0] in SMOOTH else "hull"
+                       for m in methods])
+    use_bca = (chosen == "bca") & (cubes.topics.size > 1)
+    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull")), methods, fill_value,
+                            missing == "fill", rng, strata)
     jack = None
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
     return Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                      cubes.topics.size)
+                      cubes.topics.size, fixed, shift, chosen == "hull", coefficient_limits(methods))
 
 
-def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None):
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None):
     """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
-    (..., M): BCa for the methods of ``use_bca``, percentile for the others."""
+    (..., M): BCa for the methods of ``use_bca``, percentile for the others; where ``shift``
+    (..., M) is finite the interval moves by it (SIMEX), and for the methods of ``hull`` the
+    interval is the hull of the percentile and the moved ones; moved bounds stay within the
+    coefficient's range ``limits`` (M, 2)."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
         bca = interval_levels(point, boot, jack, confidence, constants)
         levels = np.where(use_bca[:, None], bca, levels)
-    return quantiles(boot, levels, ordered=ordered)
+    bounds = quantiles(boot, levels, ordered=ordered)
+    if shift is None:
+        return bounds
+    moved = np.where(np.isfinite(shift)[..., None], np.clip(bounds + shift[..., None], limits[:, 0:1], limits[:, 1:]),
+                     bounds)
+    hulled = np.stack([np.minimum(bounds[..., 0], moved[..., 0]), np.maximum(bounds[..., 1], moved[..., 1])], axis=-1)
+    return np.where(hull[:, None], hulled, moved)
 
 
 def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -106,16 +125,17 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return both["_g"].to_numpy(np.int64), both["_g_other"].to_numpy(np.int64)
 
 
-def _p_values(point, boot, jack, use_bca) -> np.ndarray:
+def _p_values(point, boot, jack, use_bca, shift, hull, limits) -> np.ndarray:
     """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
-    interval (the same construction, percentile or BCa) excludes 0, found by bisection for
+    interval (the same construction: percentile, BCa, SIMEX or hull) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
     ordered = np.sort(boot, axis=-1)
     constants = bca_constants(point, boot, jack) if use_bca.any() else None
     low, high = np.zeros(point.shape), np.ones(point.shape)
     for _ in range(32):  # bisection steps, each over every (pair, method) at once
         alpha = (low + high) / 2.0
-        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants)
+        bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants, shift=shift,
+                         hull=hull, limits=limits)
         excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
         high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
     count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)
@@ -130,7 +150,9 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     diff = table.point[first] - table.point[second]  # (P, M)
     boot_d = np.moveaxis(table.boot[first] - table.boot[second], 1, -1)  # (P, M, B)
     jack_d = None if table.jack is None else np.moveaxis(table.jack[first] - table.jack[second], 1, -1)
-    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca)
+    shift_d = table.shift[first] - table.shift[second]
+    limits = np.stack([table.limits[:, 0] - table.limits[:, 1], table.limits[:, 1] - table.limits[:, 0]], axis=-1)
+    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull, limits=limits)
     n_methods = len(methods)
     out = keys.loc[np.repeat(first, n_methods), ["measure", *by_list]].reset_index(drop=True)
     other = keys.loc[np.repeat(second, n_methods), by_list].reset_index(drop=True)
@@ -141,8 +163,9 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out["value"] = table.point[first].ravel()
     out["value_other"] = table.point[second].ravel()
     out["difference"] = diff.ravel()
+    out["difference_debiased"] = (table.debiased[first] - table.debiased[second]).ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca).ravel()
+    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull, limits).ravel()
     out["n_topics"] = np.int64(table.n_topics)
     return out
 
@@ -169,10 +192,12 @@ def correlation_intervals(
     The coefficients are those of :func:`pdeval.rank_correlation`; their sampling error comes from ``n_resamples``
     resamples of the topics with replacement (each side's own topics where the leaderboards have different ones):
     on each, both leaderboards and the coefficient are recomputed (Efron & Tibshirani, *An Introduction to the
-    Bootstrap*, 1993). ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987; jackknife acceleration; where BCa is
-    undefined or erratic, the percentile levels) or ``"auto"``: BCa for ``pearson`` and ``rms``, percentile for the
-    rank coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges"); an
-    interval that misses its own value is counted in a warning. ``pairs=True`` compares every two groups A, B
+    Bootstrap*, 1993). Topic noise swaps near-tied systems, so the sample coefficient lies below the population
+    one; ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987), ``"simex"`` (moved by the attenuation that
+    simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
+    (holding the percentile and SIMEX ones) or ``"auto"``: SIMEX for ``pearson`` and ``rms``, the hull for the rank
+    coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges").
+    ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
     Zou 2007) and ``p_value``, the smallest ``1 - confidence`` at which that interval excludes 0 (correct for
@@ -201,8 +226,9 @@ def correlation_intervals(
         Topic resamples.
     confidence : float, default 0.95
         Coverage of the intervals.
-    interval : {'auto', 'percentile', 'bca'}, default 'auto'
-        The bootstrap interval (``"auto"``: BCa for pearson and rms, percentile otherwise).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
+        The bootstrap interval (``"auto"``: SIMEX for pearson and rms, the hull of the percentile and SIMEX
+        intervals otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False
@@ -211,10 +237,11 @@ def correlation_intervals(
     Returns
     -------
     pandas.DataFrame
-        ``measure``, the ``by`` columns, ``reference``, ``method``, ``value``, ``low``,
-        ``high``, ``n_runs``, ``n_topics``; with ``pairs``: ``measure``, the ``by`` columns of
-        A and of B (suffixed ``_other``), ``reference``, ``method``, ``value``,
-        ``value_other``, ``difference``, ``low``, ``high``, ``p_value``, ``n_topics``.
+        ``measure``, the ``by`` columns, ``reference``, ``method``, ``value``, ``debiased``,
+        ``low``, ``high``, ``n_runs``, ``n_topics``; with ``pairs``: ``measure``, the ``by``
+        columns of A and of B (suffixed ``_other``), ``reference``, ``method``, ``value``,
+        ``value_other``, ``difference``, ``difference_debiased``, ``low``, ``high``,
+        ``p_value``, ``n_topics``.
 
     See Also
     --------
@@ -239,21 +266,26 @@ def correlation_intervals(
     table = bootstrap_table(
         result, reference, reference_measure, methods=methods, by=by, system=system, missing=missing,
         fill_value=fill_value, n_resamples=n_resamples, interval=interval, seed=seed, where="correlation_intervals")
-    if pairs:
-        return _pair_rows(table, confidence)
+    return _pair_rows(table, confidence) if pairs else _warn_outside(_group_rows(table, confidence),
+                                                                      "correlation_intervals")
+
+
+def _group_rows(table: Replicates, confidence: float) -> pd.DataFrame:
+    """One row per group and method: the value, its SIMEX estimate and its interval."""
     jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
-    bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca)
+    bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca, shift=table.shift,
+                     hull=table.hull, limits=table.limits)
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
+    out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
     out["n_topics"] = np.int64(table.n_topics)
-    return _warn_outside(out[["measure", *table.by, "reference", "method", "value", "low", "high", "n_runs", "n_topics"]],
-                         "correlation_intervals")
+    return out[["measure", *table.by, "reference", "method", "value", "debiased", "low", "high", "n_runs", "n_topics"]]
 
 
 def _warn_outside(out: pd.DataFrame, where: str) -> pd.DataFrame:
     """``out``, with a counted warning where an interval does not hold its own value: the resampled
     leaderboards are noisier than the observed ones, so the replicates sit to one side."""
-    value = out["value"].to_numpy()
+    value = np.where(out["debiased"].isna(), out["value"].to_numpy(), np.nan)  # SIMEX intervals move off it
     outside = np.isfinite(value) & ((value < out["low"].to_numpy()) | (value > out["high"].to_numpy()))
     if outside.any():
         warnings.warn(f"{where}(): {int(outside.sum())} of {int(np.isfinite(value).sum())} intervals do not contain "

@@ -71,18 +71,23 @@ def topic_cubes(result: pd.DataFrame, reference: pd.DataFrame, aligned: Aligned,
 
 
 def bootstrap_weights(n_topics: int, n_resamples: int, rng: np.random.Generator,
-                      strata: Optional[np.ndarray] = None) -> np.ndarray:
+                      strata: Optional[np.ndarray] = None, size: float = 1.0) -> np.ndarray:
     """(B, T) counts of each topic in each resample of T topics drawn with replacement; with
     ``strata`` (a code per topic) each stratum's topics are drawn from that stratum alone, as
-    many as it has (the stratified bootstrap, Efron & Tibshirani 1993, section 6.9)."""
+    many as it has (the stratified bootstrap, Efron & Tibshirani 1993, section 6.9). ``size``
+    scales the number of draws (``round(size * T)``, each stratum in proportion): a resample of
+    ``m`` topics adds noise of ``(T - 1) / m`` times the sample's variance to every mean, the
+    noise levels of SIMEX (:mod:`pdeval.analysis.rankings.simex`)."""
+    draws_per = max(1, int(round(size * n_topics)))
     if strata is None or len(np.unique(strata)) <= 1:
-        draws = rng.integers(0, n_topics, size=(n_resamples, n_topics))
+        draws = rng.integers(0, n_topics, size=(n_resamples, draws_per))
     else:
         order = np.argsort(strata, kind="stable")
         codes = np.asarray(strata)[order]
         start = np.searchsorted(codes, codes)  # where each topic's stratum begins (in ``order``)
-        size = np.searchsorted(codes, codes, side="right") - start
-        draws = order[start + rng.integers(0, size, size=(n_resamples, n_topics))]
+        size_of = np.searchsorted(codes, codes, side="right") - start
+        slot = np.arange(draws_per) * n_topics // draws_per  # the stratum of each draw, in proportion
+        draws = order[start[slot] + rng.integers(0, size_of[slot], size=(n_resamples, draws_per))]
     flat = (np.arange(n_resamples)[:, None] * n_topics + draws).ravel()
     return np.bincount(flat, minlength=n_resamples * n_topics).reshape(n_resamples, n_topics).astype(np.float64)
 

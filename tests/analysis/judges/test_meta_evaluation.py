@@ -151,8 +151,10 @@ def test_compare_judges_pairs_p_value_agrees_with_the_interval():
     runs, topics = np.array([f"r{i:02d}" for i in range(15)]), [f"t{i}" for i in range(30)]
     human = per_topic(runs, topics, rng)
     sets = [human.assign(label_set="human")]
-    for name, noise in [("a", 0.02), ("b", 0.05), ("c", 0.3), ("d", 0.3)]:
-        sets.append(human.assign(label_set=name, value=human["value"] + rng.normal(0, noise, len(human))))
+    for name, noise, bias in [("a", 0.02, 0.0), ("b", 0.05, 0.0), ("c", 0.3, 0.3), ("d", 0.3, 0.3)]:
+        # c and d are poor also over all topics: a bias per run (topic noise alone would average out)
+        offset = np.repeat(rng.normal(0, bias, len(runs)), len(topics))
+        sets.append(human.assign(label_set=name, value=human["value"] + offset + rng.normal(0, noise, len(human))))
     boards = pd.concat(sets, ignore_index=True)
     pairs = pdeval.compare_judges(boards, "human", methods=["tau_b", "pearson"], n_resamples=400, seed=2, pairs=True)
     assert len(pairs) == 6 * 2
