@@ -9,8 +9,11 @@ Potthast & Hagen, "Bootstrapped nDCG Estimation in the Presence of Unjudged Docu
   run-independent count estimator);
 * ``"run"`` -- the share of each grade among the judged documents of the same ranking
   (the paper's count estimator), here optionally restricted to the judged documents within
-  ``window`` ranks of the unjudged one ("the judged documents near that rank"); a ranking with
-  no judged document in reach falls back to the pool prior;
+  ``window`` ranks of the unjudged one ("the judged documents near that rank"), with one
+  pseudo-document distributed as the pool prior added to the counts (:func:`shrunk`: the mean of
+  a Dirichlet posterior centred on the pool, so a ranking with no judged document in reach gets
+  the pool prior and one whose judged documents are all relevant, or all not, does not make its
+  unjudged documents so with certainty, which no run effect could then move);
 * ``"both"`` -- the mean of the two;
 * :func:`calibrated_priors` -- probabilities from another label set (an LLM's labels):
   P(human grade g | automatic label a), estimated on the pairs both label sets judged with
@@ -66,10 +69,11 @@ def pool_priors(topic_counts: np.ndarray, topic_of_row: np.ndarray) -> np.ndarra
     return shares[topic_of_row]
 
 
-def run_priors(
+def run_counts(
     codes: np.ndarray, offsets: np.ndarray, list_of_row: np.ndarray, window: Optional[int], n_grades: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The run prior of every row and whether it exists (some judged row within reach).
+) -> np.ndarray:
+    """The (rows x grades) counts of the judged grades within reach of every row (the run prior's
+    evidence: :func:`shrunk` for ``"run"``, :func:`shares` for ``"both"``).
 
     ``codes`` are the grade codes of the ranked rows (-1 unjudged), ``offsets`` the lists'
     bounds. With ``window=None`` the whole list counts; else the rows whose rank differs by at
@@ -87,8 +91,18 @@ def run_priors(
         position = np.arange(n_rows)
         low = np.maximum(position - window, offsets[list_of_row])
         high = np.minimum(position + window + 1, offsets[list_of_row + 1])
-    counts = prefix[high] - prefix[low]
-    return _normalised(counts)
+    return prefix[high] - prefix[low]
+
+
+#: pseudo-documents of the pool prior added to a ranking's own counts (``"run"`` prior)
+PSEUDO_DOCUMENTS = 1.0
+
+
+def shrunk(counts: np.ndarray, pool: np.ndarray, pseudo: float = PSEUDO_DOCUMENTS) -> np.ndarray:
+    """(rows x grades) shares ``(counts + pseudo·pool) / (Σ counts + pseudo)``: the posterior mean
+    of a row's grade shares under a Dirichlet prior with mean ``pool`` and ``pseudo`` documents'
+    weight (the pool prior itself for a row without counts)."""
+    return shares(counts + pseudo * pool)
 
 
 def _calibration_counts(
@@ -184,5 +198,5 @@ class CalibrationEffect:
         return self.rows(self.tables(rng.multinomial(n_topics, np.full(n_topics, 1.0 / n_topics), size=size)))
 
 
-__all__ = ["PRIORS", "CalibrationEffect", "both_priors", "calibrated_priors", "grade_counts", "pool_priors", "run_priors",
-           "shares"]
+__all__ = ["PRIORS", "PSEUDO_DOCUMENTS", "CalibrationEffect", "both_priors", "calibrated_priors", "grade_counts",
+           "pool_priors", "run_counts", "shares", "shrunk"]
