@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - platforms without an isal wheel
 from pdeval.errors import MissingFileError, ParseError
 from pdeval.sources.paths import COMPRESSION_SUFFIXES
 
-__all__ = ["BLOCK_BYTES", "blocks", "has_lone_return", "line_blocks", "read_bytes", "show"]
+__all__ = ["BLOCK_BYTES", "blocks", "has_lone_return", "line_blocks", "read_bytes", "show", "tail_bytes"]
 
 #: decompressed bytes parsed at a time: a file of any size is never held whole
 BLOCK_BYTES = 1 << 25
@@ -52,6 +52,30 @@ def read_bytes(path: Path) -> bytes:
     if has_lone_return(data):
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def tail_bytes(path: Path, size: int = 1 << 16):
+    """The whole lines of about the last ``size`` bytes of ``path`` (as :func:`read_bytes`
+    gives them) and whether they are the whole file; ``(None, False)`` for a compressed file
+    (its end is reached only by decompressing all of it)."""
+    if path.suffix.lower() in COMPRESSION_SUFFIXES:
+        return None, False
+    with _open(path) as handle:
+        try:
+            start = max(0, handle.seek(0, 2) - size)
+            handle.seek(start)
+            data = handle.read()
+        except OSError as exc:
+            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    if start == 0:
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8) :]
+    else:  # the first line may be cut: from the first line end on (a CR may be half of a CRLF)
+        end = min((i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0), default=len(data))
+        data = data[end + 1 :]
+    if has_lone_return(data):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data, start == 0
 
 
 def blocks(path: Path):
