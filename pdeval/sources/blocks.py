@@ -110,7 +110,10 @@ def line_blocks(path: Path, block_bytes: int):
         if end < 0:  # no line ends in this piece: read on
             rest += piece
             continue
-        block, rest = rest + piece[: end + 1], piece[end + 1 :]
+        if end == len(piece) - 1:  # (no copy of a piece that ends a line)
+            block, rest = rest + piece, b""
+        else:
+            block, rest = rest + piece[: end + 1], piece[end + 1 :]
         yield block
     if carry:  # the file ends with a lone CR
         rest += b"\n"
