@@ -339,9 +339,10 @@ def evaluate_prepared(structure: "Preferences", run: pd.DataFrame, names: Sequen
     values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     if complete:
         has = np.ones_like(has)
-    r, t = np.nonzero(has)
-    parts = [pd.DataFrame({"run": np.asarray(runs, dtype=object)[r], "query_id": structure.topics[t], "measure": name,
-                           "value": values[name][r, t].astype(np.float64)}) for name in names]
-    frame = pd.concat(parts, ignore_index=True)
-    order = np.lexsort((np.repeat(np.arange(len(names)), len(r)), np.tile(t, len(names)), np.tile(r, len(names))))
-    return frame.iloc[order].reset_index(drop=True)
+    r, t = np.nonzero(has)  # by run, then topic; each (run, topic) its measures in order
+    n = len(names)
+    value = np.column_stack([values[name][r, t] for name in names]) if n else np.zeros((len(r), 0))
+    return pd.DataFrame({"run": np.repeat(np.asarray(runs, dtype=object)[r], n),
+                         "query_id": np.repeat(structure.topics[t], n),
+                         "measure": np.tile(np.asarray(names, dtype=object), len(r)),
+                         "value": value.astype(np.float64).ravel()})
