@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import lzma
+import os
 import zlib
 from pathlib import Path
 
@@ -156,13 +157,24 @@ def _gunzipped(handle, block_bytes: int):
         raw = inflater.unused_data or handle.read(block_bytes)
 
 
+def _piece_bytes(handle, block_bytes: int) -> int:
+    """How much of a plain file to read next: what is left of it, up to ``block_bytes`` (a
+    read of the exact size reuses the memory freed by the previous file's; a read of
+    ``block_bytes`` maps fresh pages every time), or ``block_bytes`` at its end or for a pipe."""
+    try:
+        left = os.fstat(handle.fileno()).st_size - handle.tell()
+    except (OSError, ValueError):
+        return block_bytes
+    return min(block_bytes, left) if left > 0 else block_bytes
+
+
 def _decompressed(path: Path, block_bytes: int):
     """Pieces of about ``block_bytes`` of the content of ``path``, decompressed."""
     module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
     with _open(path) as handle:
         try:
             if module is None:
-                while piece := handle.read(block_bytes):
+                while piece := handle.read(_piece_bytes(handle, block_bytes)):
                     yield piece
             elif module is gzip:
                 yield from _gunzipped(handle, block_bytes)
