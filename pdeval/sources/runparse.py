@@ -113,13 +113,20 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
     # sixth of the reading)
     hexadecimal = b"0x" in data or b"0X" in data
     rank_type = pa.dictionary(pa.int32(), pa.string()) if hexadecimal else pa.int64()
+    # q0 and tag are converted (to be checked not empty) only where a field can be empty: a
+    # doubled separator, one that starts a line, or one that ends a line of six fields
+    checked = ["query_id", "doc_id"]
+    if _may_hold_empty_fields(data, delimiter, n_fields):
+        checked += ["q0", "tag"]
+    read = ["query_id", "doc_id", "rank", "score"] + [name for name in ("q0", "tag")
+                                                      if name in checked or (name == "tag" and want_tag)]
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
             read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=_CSV_RUN_FIELDS,
+                include_columns=read,
                 column_types={"query_id": pa.string(), "q0": pa.string(), "doc_id": pa.string(), "rank": rank_type,
                               "score": pa.float64(), "tag": pa.string()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
@@ -127,7 +134,7 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    for name in ("query_id", "q0", "doc_id", "tag"):
+    for name in checked:
         if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
             return None
     if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
@@ -153,6 +160,14 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
         fields["tag"] = table["tag"]
     return Columns(range(first_line, first_line + table.num_rows), fields, 0, 0)
 
+
+def _may_hold_empty_fields(data: bytes, delimiter: bytes, n_fields: int) -> bool:
+    """Whether some line of ``data`` (lines of ``n_fields`` fields) may have an empty field
+    among its first six: a doubled separator, a line starting with one, or (six fields) a line
+    ending with one."""
+    if delimiter * 2 in data or data.startswith(delimiter) or b"\n" + delimiter in data:
+        return True
+    return n_fields == 6 and (delimiter + b"\n" in data or delimiter + b"\r" in data or data.endswith(delimiter))
 
 
 def python_run(data: bytes, path: str, want_tag: bool, first_line: int = 1) -> Columns:
