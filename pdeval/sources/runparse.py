@@ -107,26 +107,17 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
     if n_fields < 6 or other in data:
         return None
     names = _CSV_RUN_FIELDS + [f"extra{i}" for i in range(n_fields - 6)]
-    # Arrow reads "0x10" as an integer (only with that prefix: not "+0x10", "-0x10"): with a
-    # "0x" anywhere, ranks are read as text (few distinct values) and checked against the
-    # integer grammar; without one, as integers (a dictionary of every file's ranks costs a
-    # sixth of the reading)
-    hexadecimal = b"0x" in data or b"0X" in data
+    # Arrow reads "0x10" as an integer: with an "x" anywhere, ranks are read as text (few
+    # distinct values) and checked against the integer grammar
+    hexadecimal = b"x" in data or b"X" in data
     rank_type = pa.dictionary(pa.int32(), pa.string()) if hexadecimal else pa.int64()
-    # q0 and tag are converted (to be checked not empty) only where a field can be empty: a
-    # doubled separator, one that starts a line, or one that ends a line of six fields
-    checked = ["query_id", "doc_id"]
-    if _may_hold_empty_fields(data, delimiter, n_fields):
-        checked += ["q0", "tag"]
-    read = ["query_id", "doc_id", "rank", "score"] + [name for name in ("q0", "tag")
-                                                      if name in checked or (name == "tag" and want_tag)]
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
             read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=read,
+                include_columns=_CSV_RUN_FIELDS,
                 column_types={"query_id": pa.string(), "q0": pa.string(), "doc_id": pa.string(), "rank": rank_type,
                               "score": pa.float64(), "tag": pa.string()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
@@ -134,7 +125,7 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    for name in checked:
+    for name in ("query_id", "q0", "doc_id", "tag"):
         if table.num_rows and pc.min(pc.binary_length(table[name])).as_py() == 0:
             return None
     if table.num_rows and pc.any(pc.is_nan(table["score"])).as_py():
@@ -160,14 +151,6 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
         fields["tag"] = table["tag"]
     return Columns(range(first_line, first_line + table.num_rows), fields, 0, 0)
 
-
-def _may_hold_empty_fields(data: bytes, delimiter: bytes, n_fields: int) -> bool:
-    """Whether some line of ``data`` (lines of ``n_fields`` fields) may have an empty field
-    among its first six: a doubled separator, a line starting with one, or (six fields) a line
-    ending with one."""
-    if delimiter * 2 in data or data.startswith(delimiter) or b"\n" + delimiter in data:
-        return True
-    return n_fields == 6 and (delimiter + b"\n" in data or delimiter + b"\r" in data or data.endswith(delimiter))
 
 
 def python_run(data: bytes, path: str, want_tag: bool, first_line: int = 1) -> Columns:
