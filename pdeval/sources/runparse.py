@@ -114,7 +114,8 @@ def csv_run(data: bytes, want_tag: bool, first_line: int = 1) -> Optional[Column
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
+            # one block for the whole text: every column one chunk (the numbers need no copy)
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False, block_size=len(data) + 1),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
                 include_columns=_CSV_RUN_FIELDS,
