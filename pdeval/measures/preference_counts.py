@@ -1,9 +1,12 @@
 """trec_eval's counts of fulfilled preferences, for every run, topic and judgment group at once.
 
 A run's judged documents get a place per run (a runs x documents matrix, trec_eval's docid
-rank), the preferences are an edge list (:class:`~pdeval.measures.preference_structure.Preferences`),
-and every count is a sum over sorted groups (``np.add.reduceat``): no loop over runs, topics,
-jgs or pairs. The ``prefs_*`` measures registered in :mod:`pdeval.measures.preference_judgments`
+rank). The judgment groups ordered by a few levels (``-R qrels_prefs``, and prefs files of one
+sub-group per group) are counted from ranks: per document, how many of each lower level come
+after it (:mod:`pdeval.measures.preference_classes`, no preference enumerated); the others
+(partial orders, many levels) from their edge list
+(:class:`~pdeval.measures.preference_structure.Preferences`). Every count is a sum over sorted
+groups (``np.add.reduceat``): no loop over runs, topics, jgs or pairs. The ``prefs_*`` measures registered in :mod:`pdeval.measures.preference_judgments`
 are read off these counts; sums whose rounding depends on the order of the additions are added
 in trec_eval's order, so the values are its values bit for bit.
 """
