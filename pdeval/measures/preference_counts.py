@@ -6,9 +6,10 @@ sub-group per group) are counted from ranks: per document, how many of each lowe
 after it (:mod:`pdeval.measures.preference_classes`, no preference enumerated); the others
 (partial orders, many levels) from their edge list
 (:class:`~pdeval.measures.preference_structure.Preferences`). Every count is a sum over sorted
-groups (``np.add.reduceat``): no loop over runs, topics, jgs or pairs. The ``prefs_*`` measures registered in :mod:`pdeval.measures.preference_judgments`
-are read off these counts; sums whose rounding depends on the order of the additions are added
-in trec_eval's order, so the values are its values bit for bit.
+groups (``np.add.reduceat``): no loop over runs, topics, jgs or pairs. The ``prefs_*``
+measures registered in :mod:`pdeval.measures.preference_judgments` are read off these counts;
+sums whose rounding depends on the order of the additions are added in trec_eval's order, so
+the values are its values bit for bit.
 """
 
 from __future__ import annotations
