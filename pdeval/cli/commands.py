@@ -215,7 +215,7 @@ def _selection(args: argparse.Namespace):
 
 def _runids(args: argparse.Namespace) -> dict:
     """trec_eval's ``runid`` of each run: the tag of the file's last run line."""
-    from pdeval.sources.blocks import read_bytes as _read_bytes
+    from pdeval.sources.blocks import read_bytes as _read_bytes, tail_bytes as _tail_bytes
     from pdeval.sources.paths import resolve_sources as _resolve_sources, run_name
     from pdeval.sources.tables import is_table_file
 
@@ -225,16 +225,24 @@ def _runids(args: argparse.Namespace) -> dict:
     for path in _resolve_sources(args.runs):
         if is_table_file(path):  # a table's runs are named by its run column or its file
             continue
-        data, tag = _read_bytes(path), None
-        end = len(data)
-        while tag is None and end > 0:  # from the last line backwards to the first run line
-            start = data.rfind(b"\n", 0, end) + 1
-            fields = data[start:end].split()
-            if len(fields) >= 6 and not fields[0].startswith(b"#"):
-                tag = fields[5].decode("utf-8", "replace")
-            end = start - 1
+        data, whole = _tail_bytes(path)  # the file's end is enough unless no run line is there
+        tag = _last_tag(data) if data is not None else None
+        if tag is None and not whole:
+            tag = _last_tag(_read_bytes(path))
         ids[run_name(path)] = tag if tag is not None else run_name(path)
     return ids
+
+
+def _last_tag(data: bytes):
+    """The tag of the last run line of ``data`` (None without one)."""
+    end = len(data)
+    while end > 0:  # from the last line backwards to the first run line
+        start = data.rfind(b"\n", 0, end) + 1
+        fields = data[start:end].split()
+        if len(fields) >= 6 and not fields[0].startswith(b"#"):
+            return fields[5].decode("utf-8", "replace")
+        end = start - 1
+    return None
 
 
 def _some(ids: "pd.Series", n: int = 5) -> str:

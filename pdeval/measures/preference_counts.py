@@ -1,11 +1,15 @@
 """trec_eval's counts of fulfilled preferences, for every run, topic and judgment group at once.
 
 A run's judged documents get a place per run (a runs x documents matrix, trec_eval's docid
-rank), the preferences are an edge list (:class:`~pdeval.measures.preference_structure.Preferences`),
-and every count is a sum over sorted groups (``np.add.reduceat``): no loop over runs, topics,
-jgs or pairs. The ``prefs_*`` measures registered in :mod:`pdeval.measures.preference_judgments`
-are read off these counts; sums whose rounding depends on the order of the additions are added
-in trec_eval's order, so the values are its values bit for bit.
+rank). The judgment groups ordered by a few levels (``-R qrels_prefs``, and prefs files of one
+sub-group per group) are counted from ranks: per document, how many of each lower level come
+after it (:mod:`pdeval.measures.preference_classes`, no preference enumerated); the others
+(partial orders, many levels) from their edge list
+(:class:`~pdeval.measures.preference_structure.Preferences`). Every count is a sum over sorted
+groups (``np.add.reduceat``): no loop over runs, topics, jgs or pairs. The ``prefs_*``
+measures registered in :mod:`pdeval.measures.preference_judgments` are read off these counts;
+sums whose rounding depends on the order of the additions are added in trec_eval's order, so
+the values are its values bit for bit.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from pdeval.measures.preference_classes import class_counts, group_sums
 from pdeval.measures.preference_structure import Preferences
 
 __all__ = ["evaluate_prepared"]
@@ -124,19 +129,7 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
     return ret, np.where(ret, pos, unretrieved), list(names), has
 
 
-def _sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Row-wise sums of ``values`` (runs x items) over items grouped by the sorted ``group``, in
-    item order (as trec_eval adds); 0 for an empty group. Counts (booleans, integers) are added
-    as integers, exact."""
-    values = np.asarray(values)
-    counts = values.dtype.kind in "bui"
-    total = np.zeros((values.shape[0], n_groups), dtype=np.int64 if counts else np.float64)
-    start = np.searchsorted(group, np.arange(n_groups))
-    end = np.searchsorted(group, np.arange(n_groups), side="right")
-    filled = end > start
-    if filled.any() and values.shape[1]:
-        total[:, filled] = np.add.reduceat(values, start[filled], axis=1, dtype=total.dtype)
-    return total.astype(np.float64, copy=False)
+_sums = group_sums
 
 
 def _padded(values: np.ndarray, group: np.ndarray, n_groups: int, fill=0.0) -> tuple:
@@ -159,66 +152,75 @@ def _sequential(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndar
     return np.cumsum(padded, axis=2)[:, :, -1]
 
 
-def _ranks(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Per run, each item's rank by ``keys`` within its group (items sorted by group)."""
-    order = np.argsort(keys, axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.broadcast_to(np.arange(keys.shape[1]), keys.shape), axis=1)
-    return rank - np.searchsorted(group, group)
-
-
 class _Counts:
     """trec_eval's counts per (run, jg): fulfilled and possible preferences by kind, relevant
-    and nonrelevant documents retrieved, and the Rnonrel recounts."""
+    and nonrelevant documents retrieved, and the Rnonrel recounts. The jgs ordered by a few
+    levels are counted from ranks (:func:`class_counts`), the others from their edges."""
 
     def __init__(self, prefs: Preferences, ret: np.ndarray, pos: np.ndarray):
-        g, n = prefs.edge_jg, prefs.n_jgs
-        ra, rb = ret[:, prefs.edge_a], ret[:, prefs.edge_b]
-        before = pos[:, prefs.edge_a] < pos[:, prefs.edge_b]
-        both = ra & rb
-        self.ful_ret = _sums(both & before, g, n)
-        self.poss_ret = _sums(both, g, n)
-        self.ful_imp = _sums(ra & ~rb, g, n)
-        self.poss_imp = _sums(ra ^ rb, g, n)
-        self.not_occur = _sums(~ra & ~rb, g, n)
-        mg = prefs.member_jg
-        mret = ret[:, prefs.member_doc]
-        mpos = pos[:, prefs.member_doc]
+        n, mg = prefs.n_jgs, prefs.member_jg
+        mret, mpos = ret[:, prefs.member_doc], pos[:, prefs.member_doc]
         self.num_rel_ret = _sums(mret & prefs.member_is_rel, mg, n)
         counted = ~prefs.member_is_rel & (prefs.member_recalc_ec | prefs.member_nonrel)
         self.num_nonrel_ret = _sums(mret & counted, mg, n)
         self.n_ret = _sums(mret, mg, n)
-        scale = pos.shape[1] + 1
-        all_rank = _ranks(mg * scale + mpos, mg)
-        sub = np.flatnonzero(prefs.member_nonrel)
-        nonrel_rank = np.full(mret.shape, np.iinfo(np.int64).max)
-        if len(sub):
-            nonrel_rank[:, sub] = _ranks(mg[sub] * scale + mpos[:, sub], mg[sub])
-        self._recount(prefs, ra, rb, before, mret, all_rank, nonrel_rank)
+        # per run, each jg's members in the run's order; a member's rank among them, and among
+        # the jg's nonrelevant ones
+        order = np.argsort(mg * (pos.shape[1] + 1) + mpos, axis=1, kind="stable")
+        first = np.searchsorted(mg, mg)
+        all_rank = np.empty_like(order)
+        np.put_along_axis(all_rank, order, np.broadcast_to(np.arange(len(mg)) - first, order.shape), axis=1)
+        nonrel = prefs.member_nonrel[order]
+        running = np.cumsum(nonrel, axis=1)
+        before = running - nonrel - np.where(first > 0, running[:, np.maximum(first - 1, 0)], 0)
+        nonrel_rank = np.empty_like(order)
+        np.put_along_axis(nonrel_rank, order, before, axis=1)
+        nonrel_rank[:, ~prefs.member_nonrel] = np.iinfo(np.int64).max
+        counts = _edge_counts(prefs.general, ret, pos, nonrel_rank)
+        if prefs.jg_by_level.any():
+            by_level = class_counts(mg, prefs.member_grade, prefs.n_grades, order, mret, n)
+            counts = {name: np.where(prefs.jg_by_level, by_level[name], value) if name in by_level else value
+                      for name, value in counts.items()}
+        for name in ("ful_ret", "poss_ret", "ful_imp", "poss_imp", "not_occur"):
+            setattr(self, name, counts[name])
+        self._recount(prefs, counts, mret, all_rank, nonrel_rank)
 
-    def _recount(self, prefs: Preferences, ra, rb, before, mret, all_rank, nonrel_rank) -> None:
+    def _recount(self, prefs: Preferences, counts: dict, mret, all_rank, nonrel_rank) -> None:
         """The fulfilled and possible counts of prefs_avgjg_Rnonrel(_ret) where a jg has more
         nonrelevant documents than relevant ones: only the first R nonrelevant ones count."""
-        g, n, mg = prefs.edge_jg, prefs.n_jgs, prefs.member_jg
-        ec, upper = prefs.jg_is_ec, prefs.edge_upper
-        num_rel = prefs.num_rel[mg]
+        n, mg, ec = prefs.n_jgs, prefs.member_jg, prefs.jg_is_ec
         # every document: the first R nonrelevant ones (R = all relevant of the jg) are kept
-        keep_all = ~prefs.member_nonrel | (nonrel_rank < num_rel)
-        ka, kb = keep_all[:, prefs.edge_ma], keep_all[:, prefs.edge_mb]
-        pa_ful, pa_poss = _sums(ka & kb & ra & before, g, n), _sums(ka & kb, g, n)
-        first = prefs.member_nonrel & (nonrel_rank < num_rel)
+        first = prefs.member_nonrel & (nonrel_rank < prefs.num_rel[mg])
         count_b = np.where(mret, all_rank, self.n_ret[:, mg])
-        ec_ful = _sums(upper & ra & before, g, n) + _sums(np.where(first, count_b, 0), mg, n)
-        ec_poss = _sums(np.broadcast_to(upper, ra.shape), g, n) + prefs.jg_size * prefs.num_rel
-        self.recount = (np.where(ec, ec_ful, pa_ful), np.where(ec, ec_poss, pa_poss))
+        ec_ful = counts["upper_ful"] + _sums(np.where(first, count_b, 0), mg, n)
+        ec_poss = counts["upper_poss"] + prefs.jg_size * prefs.num_rel
+        self.recount = (np.where(ec, ec_ful, counts["pa_ful"]), np.where(ec, ec_poss, counts["pa_poss"]))
         # retrieved documents only: the first R nonrelevant retrieved (R = relevant retrieved) for
         # classes, the first R (all relevant) for partial orders, as trec_eval does
-        both = ra & rb
-        pa_ful, pa_poss = _sums(ka & kb & both & before, g, n), _sums(ka & kb & both, g, n)
         first = prefs.member_nonrel & mret & (nonrel_rank < self.num_rel_ret[:, mg])
-        ec_ful = _sums(upper & both & before, g, n) + _sums(np.where(first, all_rank, 0), mg, n)
-        ec_poss = _sums(upper & both, g, n) + self.n_ret * _sums(first, mg, n)
-        self.recount_ret = (np.where(ec, ec_ful, pa_ful), np.where(ec, ec_poss, pa_poss))
+        ec_ful = counts["upper_ful_ret"] + _sums(np.where(first, all_rank, 0), mg, n)
+        ec_poss = counts["upper_poss_ret"] + self.n_ret * _sums(first, mg, n)
+        self.recount_ret = (np.where(ec, ec_ful, counts["pa_ful_ret"]), np.where(ec, ec_poss, counts["pa_poss_ret"]))
+
+
+def _edge_counts(prefs: Preferences, ret: np.ndarray, pos: np.ndarray, nonrel_rank: np.ndarray) -> dict:
+    """The counts of :func:`class_counts` (and those of the partial orders' Rnonrel recount,
+    ``pa_*``) summed over the edges of ``prefs`` (runs x jgs arrays)."""
+    g, n = prefs.edge_jg, prefs.n_jgs
+    ra, rb = ret[:, prefs.edge_a], ret[:, prefs.edge_b]
+    before = pos[:, prefs.edge_a] < pos[:, prefs.edge_b]
+    both, upper = ra & rb, prefs.edge_upper
+    # partial orders: the first R nonrelevant documents (R = all relevant of the jg) are kept
+    keep = ~prefs.member_nonrel | (nonrel_rank < prefs.num_rel[prefs.member_jg])
+    kept = keep[:, prefs.edge_ma] & keep[:, prefs.edge_mb]
+    return {
+        "ful_ret": _sums(both & before, g, n), "poss_ret": _sums(both, g, n), "ful_imp": _sums(ra & ~rb, g, n),
+        "poss_imp": _sums(ra ^ rb, g, n), "not_occur": _sums(~ra & ~rb, g, n),
+        "upper_ful": _sums(upper & ra & before, g, n), "upper_poss": _sums(np.broadcast_to(upper, ra.shape), g, n),
+        "upper_ful_ret": _sums(upper & both & before, g, n), "upper_poss_ret": _sums(upper & both, g, n),
+        "pa_ful": _sums(kept & ra & before, g, n), "pa_poss": _sums(kept, g, n),
+        "pa_ful_ret": _sums(kept & both & before, g, n), "pa_poss_ret": _sums(kept & both, g, n),
+    }
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -263,7 +265,13 @@ def _measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict:
     value = np.where(r_ret >= n_ret, _ratio(c.ful_ret + r_ret * (r_ret - n_ret), c.poss_ret + r * (r_ret - n_ret)),
                      _ratio(*c.recount_ret))
     out["prefs_avgjg_Rnonrel_ret"] = _jg_mean(value, prefs)
-    out.update(_pair_measures(prefs, ret, pos))
+    pairs = _pair_measures(prefs.general, ret, pos)
+    if prefs.topic_by_level.any():  # one jg ordered by levels: every pair one edge, its share 0 or 1
+        s_ret, s_pair = per_topic(c.ful_ret), per_topic(ful)
+        n_ret, n_imp = per_topic(c.poss_ret), per_topic(c.poss_imp)
+        by_level = _pair_means(s_ret, s_pair, n_ret, n_imp, per_topic(c.not_occur))
+        pairs = {name: np.where(prefs.topic_by_level, by_level[name], value) for name, value in pairs.items()}
+    out.update(pairs)
     return out
 
 
@@ -286,7 +294,11 @@ def _pair_measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict
     if inexact.any():
         s_ret, s_pair = _ordered_pair_sums(prefs, pos, share, both, one, inexact, s_ret, s_pair)
     n_ret, n_imp = _sums(both, topic, n_topics), _sums(one, topic, n_topics)
-    n_none = _sums(~rl & ~rh, topic, n_topics)
+    return _pair_means(s_ret, s_pair, n_ret, n_imp, _sums(~rl & ~rh, topic, n_topics))
+
+
+def _pair_means(s_ret, s_pair, n_ret, n_imp, n_none) -> dict:
+    """prefs_pair(_ret, _imp) of the sums of the shares and the numbers of pairs by kind."""
 
     def mean(values, count):
         return np.where(count > 0, _ratio(values, count), 0.0)
@@ -324,14 +336,17 @@ def evaluate_prepared(structure: "Preferences", run: pd.DataFrame, names: Sequen
     is trec_eval's ``-M``, ``complete`` its ``-c``."""
     ret, pos, runs, has = _positions(structure, run, depth)
     # runs x edges arrays: a few million cells at a time bound the memory
-    chunk = max(1, _CELLS // max(len(structure.edge_a) + len(structure.pair_low), 1))
+    general = structure.general
+    per_run = len(general.edge_a) + len(general.pair_low) + len(structure.member_jg) * (4 * structure.n_grades + 12)
+    chunk = max(1, _CELLS // max(per_run, 1))
     parts = [_measures(structure, ret[i:i + chunk], pos[i:i + chunk]) for i in range(0, max(len(runs), 1), chunk)]
     values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     if complete:
         has = np.ones_like(has)
-    r, t = np.nonzero(has)
-    parts = [pd.DataFrame({"run": np.asarray(runs, dtype=object)[r], "query_id": structure.topics[t], "measure": name,
-                           "value": values[name][r, t].astype(np.float64)}) for name in names]
-    frame = pd.concat(parts, ignore_index=True)
-    order = np.lexsort((np.repeat(np.arange(len(names)), len(r)), np.tile(t, len(names)), np.tile(r, len(names))))
-    return frame.iloc[order].reset_index(drop=True)
+    r, t = np.nonzero(has)  # by run, then topic; each (run, topic) its measures in order
+    n = len(names)
+    value = np.column_stack([values[name][r, t] for name in names]) if n else np.zeros((len(r), 0))
+    return pd.DataFrame({"run": np.repeat(np.asarray(runs, dtype=object)[r], n),
+                         "query_id": np.repeat(structure.topics[t], n),
+                         "measure": np.tile(np.asarray(names, dtype=object), len(r)),
+                         "value": value.astype(np.float64).ravel()})

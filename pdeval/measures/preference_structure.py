@@ -11,12 +11,18 @@ it are in :mod:`pdeval.measures.preference_counts`.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
 from pdeval.errors import PdevalError
 
-__all__ = ["Preferences"]
+__all__ = ["MAX_LEVELS", "Preferences"]
+
+#: jgs of one sub-group with at most this many levels are counted from ranks by level; those
+#: with more (a full ranking given as levels) from their edges
+MAX_LEVELS = 16
 
 
 class Preferences:
@@ -75,6 +81,40 @@ class Preferences:
         # EC jgs' Rnonrel recount: edges between classes above the lowest one
         self.edge_upper = ~self.member_nonrel[self.edge_mb] | ~self.jg_is_ec[self.edge_jg]
         self._pairs()
+        self._levels()
+
+    def _levels(self) -> None:
+        """Which jgs are counted from ranks by level (:mod:`pdeval.measures.preference_classes`):
+        those of one sub-group with at most :data:`MAX_LEVELS` levels, all finite; each member's
+        level within its jg (0 the lowest; -1 in the other jgs; a jg naming a document twice is
+        counted by its edges too); the topics of one such jg, whose
+        pair measures follow from its counts; and :attr:`general`, these preferences with the
+        edges and pairs of the other jgs and topics only, for the edge counts."""
+        rel, jg = self.member_rel, self.member_jg
+        order = np.lexsort((rel, jg))
+        r, j = rel[order], jg[order]
+        new = np.r_[True, (j[1:] != j[:-1]) | (r[1:] != r[:-1])] if len(j) else np.zeros(0, dtype=bool)
+        key = np.cumsum(new) - 1
+        grade = np.empty(len(j), dtype=np.int64)
+        grade[order] = key - key[np.searchsorted(j, j)] if len(j) else key
+        n_levels = np.bincount(j[new], minlength=self.n_jgs)
+        finite = np.bincount(jg, weights=~np.isfinite(rel), minlength=self.n_jgs) == 0
+        pairs = np.unique(jg * max(len(self.docs), 1) + self.member_doc)  # a document on two lines of a jg
+        once = np.bincount(pairs // max(len(self.docs), 1), minlength=self.n_jgs) == self.jg_size
+        self.jg_by_level = self.jg_is_ec & finite & once & (n_levels <= MAX_LEVELS)
+        self.member_grade = np.where(self.jg_by_level[jg], grade, -1)
+        self.n_grades = int(n_levels[self.jg_by_level].max()) if self.jg_by_level.any() else 0
+        n_topics = len(self.topics)
+        self.topic_by_level = ((np.bincount(self.jg_topic, minlength=n_topics) == 1)
+                               & (np.bincount(self.jg_topic, weights=self.jg_by_level, minlength=n_topics) == 1))
+        general = copy.copy(self)
+        edges = ~self.jg_by_level[self.edge_jg]
+        for name in ("edge_a", "edge_b", "edge_jg", "edge_ma", "edge_mb", "edge_upper"):
+            setattr(general, name, getattr(self, name)[edges])
+        pairs = ~self.topic_by_level[self.pair_topic]
+        for name in ("pair_low", "pair_high", "pair_low_first", "pair_high_first", "pair_topic"):
+            setattr(general, name, getattr(self, name)[pairs])
+        self.general = general
 
     def _pairs(self) -> None:
         """Unordered document pairs with a preference in some jg, and how many jgs prefer each way."""

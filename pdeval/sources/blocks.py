@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import lzma
+import os
 import zlib
 from pathlib import Path
 
@@ -26,7 +27,7 @@ except ImportError:  # pragma: no cover - platforms without an isal wheel
 from pdeval.errors import MissingFileError, ParseError
 from pdeval.sources.paths import COMPRESSION_SUFFIXES
 
-__all__ = ["BLOCK_BYTES", "blocks", "has_lone_return", "line_blocks", "read_bytes", "show"]
+__all__ = ["BLOCK_BYTES", "blocks", "has_lone_return", "line_blocks", "read_bytes", "show", "tail_bytes"]
 
 #: decompressed bytes parsed at a time: a file of any size is never held whole
 BLOCK_BYTES = 1 << 25
@@ -52,6 +53,30 @@ def read_bytes(path: Path) -> bytes:
     if has_lone_return(data):
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def tail_bytes(path: Path, size: int = 1 << 16):
+    """The whole lines of about the last ``size`` bytes of ``path`` (as :func:`read_bytes`
+    gives them) and whether they are the whole file; ``(None, False)`` for a compressed file
+    (its end is reached only by decompressing all of it)."""
+    if path.suffix.lower() in COMPRESSION_SUFFIXES:
+        return None, False
+    with _open(path) as handle:
+        try:
+            start = max(0, handle.seek(0, 2) - size)
+            handle.seek(start)
+            data = handle.read()
+        except OSError as exc:
+            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+    if start == 0:
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8) :]
+    else:  # the first line may be cut: from the first line end on (a CR may be half of a CRLF)
+        end = min((i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0), default=len(data))
+        data = data[end + 1 :]
+    if has_lone_return(data):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data, start == 0
 
 
 def blocks(path: Path):
@@ -86,7 +111,10 @@ def line_blocks(path: Path, block_bytes: int):
         if end < 0:  # no line ends in this piece: read on
             rest += piece
             continue
-        block, rest = rest + piece[: end + 1], piece[end + 1 :]
+        if end == len(piece) - 1:  # (no copy of a piece that ends a line)
+            block, rest = rest + piece, b""
+        else:
+            block, rest = rest + piece[: end + 1], piece[end + 1 :]
         yield block
     if carry:  # the file ends with a lone CR
         rest += b"\n"
@@ -129,13 +157,24 @@ def _gunzipped(handle, block_bytes: int):
         raw = inflater.unused_data or handle.read(block_bytes)
 
 
+def _piece_bytes(handle, block_bytes: int) -> int:
+    """How much of a plain file to read next: what is left of it, up to ``block_bytes`` (a
+    read of the exact size reuses the memory freed by the previous file's; a read of
+    ``block_bytes`` maps fresh pages every time), or ``block_bytes`` at its end or for a pipe."""
+    try:
+        left = os.fstat(handle.fileno()).st_size - handle.tell()
+    except (OSError, ValueError):
+        return block_bytes
+    return min(block_bytes, left) if left > 0 else block_bytes
+
+
 def _decompressed(path: Path, block_bytes: int):
     """Pieces of about ``block_bytes`` of the content of ``path``, decompressed."""
     module = COMPRESSION_SUFFIXES.get(path.suffix.lower())
     with _open(path) as handle:
         try:
             if module is None:
-                while piece := handle.read(block_bytes):
+                while piece := handle.read(_piece_bytes(handle, block_bytes)):
                     yield piece
             elif module is gzip:
                 yield from _gunzipped(handle, block_bytes)

@@ -801,3 +801,22 @@ def test_a_repeated_document_of_one_ranking_still_follows_the_policy(tmp_path):
         read_run(path)
     with pytest.warns(PdevalWarning, match="1 duplicate run row"):
         assert read_run(path, duplicates="first")["doc_id"].tolist() == ["d1", "d2"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.sampled_from(["1 Q0 d1 1 2.5 tagA", "2 Q0 d2 1 1.0 tagB", "# comment", "", "x y"]),
+                      min_size=0, max_size=12),
+       end=st.sampled_from(["\n", "\r\n", "\r"]), size=st.integers(1, 60), bom=st.booleans())
+def test_the_tail_of_a_file_gives_the_last_run_line_of_the_whole_file(tmp_path, lines, end, size, bom):
+    """The runid of the command (the tag of a file's last run line) is read off the file's end:
+    the same line as in the whole file, whatever the line ends and where the tail cuts."""
+    from pdeval.cli.commands import _last_tag
+    from pdeval.sources.blocks import read_bytes, tail_bytes
+
+    path = tmp_path / "run.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + end.join(lines).encode())
+    data, whole = tail_bytes(path, size)
+    tag = _last_tag(data)
+    if tag is None and not whole:
+        tag = _last_tag(read_bytes(path))
+    assert tag == _last_tag(read_bytes(path))

@@ -110,8 +110,7 @@ def _summaries(result: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     logs = np.log(np.maximum(np.where(kind == "gmean", values, 1.0), MIN_GEO_MEAN))
     keys = frame[["run", "measure"]].astype(str)
     group, uniques = pd.MultiIndex.from_frame(keys).factorize()
-    topic = np.asarray(frame["query_id"].astype(str).str.encode("utf-8"), dtype=object) if len(frame) else np.zeros(0)
-    order = np.lexsort((topic.astype(bytes) if len(frame) else topic, group)) if len(frame) else np.zeros(0, dtype=int)
+    order = np.lexsort((_byte_ranks(frame["query_id"]), group)) if len(frame) else np.zeros(0, dtype=int)
     group, values, logs = group[order], values[order], logs[order]
     count = np.bincount(group, minlength=len(uniques))
     total, log_total = _sequential_sums(values, group, count), _sequential_sums(logs, group, count)
@@ -125,6 +124,16 @@ def _summaries(result: pd.DataFrame, kinds: dict) -> pd.DataFrame:
     run_of = frame["run"].to_numpy(dtype=object)[order][first] if len(first) else []  # its own value, not its text
     return pd.DataFrame({"run": list(run_of), "measure": list(measures),
                          "value": np.where(nan, np.nan, value)})  # NaN spreads
+
+
+def _byte_ranks(values: pd.Series) -> np.ndarray:
+    """Each value's place among the distinct values (as text) in byte order of their UTF-8
+    encoding: only the distinct values are encoded and compared."""
+    codes, uniques = pd.factorize(values.astype(str))
+    encoded = [str(value).encode("utf-8") for value in uniques]
+    place = np.empty(len(encoded), dtype=np.int64)
+    place[sorted(range(len(encoded)), key=encoded.__getitem__)] = np.arange(len(encoded))
+    return place[codes]
 
 
 def _sequential_sums(values: np.ndarray, group: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -206,7 +215,7 @@ def trec_eval_table(
     table = pd.concat(parts, ignore_index=True)
     table["query_id"] = table["query_id"].astype(str)
     rank = {name: i for i, name in enumerate(sorted(order, key=order.get))}
-    runs = {run: i for i, run in enumerate(dict.fromkeys(result["run"]))}
+    runs = {run: i for i, run in enumerate(pd.unique(result["run"]))}  # in order of appearance
     table = table.assign(_run=table["run"].map(runs), _order=table["measure"].map(rank).fillna(-1),
                          _topic=table["query_id"].where(table["_section"] == 0, ""))
     table = table.sort_values(["_run", "_section", "_topic", "_order"], kind="stable")

@@ -165,3 +165,16 @@ def test_any_values_round_trip_exactly(tmp_path_factory, values, runs):
     back = pdeval.read_trec_eval(path)
     key = ["run", "query_id", "measure"]
     assert back.sort_values(key)["value"].tolist() == frame.sort_values(key)["value"].tolist()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x1F600, blacklist_categories=("Cs",)),
+                        max_size=4), min_size=0, max_size=30))
+def test_the_all_lines_order_topics_by_their_utf8_bytes(topics):
+    """trec_eval adds a summary's topics in byte order of their ids: the ranks of the distinct
+    ids sort the rows as their UTF-8 bytes do (stable among equal ids)."""
+    from pdeval.integrations.trec_eval.output import _byte_ranks
+
+    ranks = _byte_ranks(pd.Series(topics, dtype=object))
+    expected = sorted(range(len(topics)), key=lambda i: topics[i].encode("utf-8"))
+    assert list(np.argsort(ranks, kind="stable")) == expected
