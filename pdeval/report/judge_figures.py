@@ -138,7 +138,8 @@ def judge_intervals(intervals: pd.DataFrame, *, measures: Optional[str] = None, 
     ``intervals`` has columns ``label_set, method, value, low, high`` (and ``measure``): the
     frame of :func:`pdeval.correlation_intervals` with ``by="label_set"``. Judges are sorted
     by the value of the first coefficient, best on top; ``measures`` picks one measure when
-    there are several.
+    there are several. A ``debiased`` column (SIMEX's value) is drawn as an open marker beside
+    the sample value, as the SIMEX and hull intervals are built around it.
 
     Parameters
     ----------
@@ -187,7 +188,10 @@ def judge_intervals(intervals: pd.DataFrame, *, measures: Optional[str] = None, 
             part = data[data["method"] == method]
             y = part["label_set"].map(position).to_numpy()
             ax.hlines(y, part["low"].to_numpy(), part["high"].to_numpy(), color="#1f78b4", linewidth=2.5, alpha=0.6)
-            ax.plot(part["value"].to_numpy(), y, "o", color="black", markersize=4)
+            ax.plot(part["value"].to_numpy(), y, "o", color="black", markersize=4, label="sample value")
+            if "debiased" in part.columns:  # SIMEX's value, which the interval is built around
+                ax.plot(part["debiased"].to_numpy(), y, "o", markerfacecolor="none", markeredgecolor="#e31a1c",
+                        markersize=6, label="debiased (SIMEX)")
             ax.set_title(str(method))
             ax.set_xlabel("correlation with the reference")
             ax.grid(axis="x", alpha=0.4)
@@ -195,6 +199,8 @@ def judge_intervals(intervals: pd.DataFrame, *, measures: Optional[str] = None, 
         axes[0][0].set_yticklabels([wrap_label(name) for name in order])
         axes[0][0].set_ylim(len(order) - 0.5, -0.5)
         axes[0][0].set_ylabel("judge (label set)")
+        if "debiased" in data.columns:
+            axes[0][-1].legend(loc="lower left", fontsize="small")
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -63,14 +63,9 @@ def test_judge_scatter_refuses_what_it_cannot_draw(boards):
 
 
 def intervals_of(boards) -> pd.DataFrame:
-    """The correlation intervals of each judge (``pdeval.correlation_intervals`` when it exists,
-    else a frame of its columns built from the rank correlations)."""
+    """The correlation intervals of each judge (``pdeval.correlation_intervals``)."""
     judges, human = boards[boards.label_set != "human"], boards[boards.label_set == "human"].drop(columns="label_set")
-    if hasattr(pdeval, "correlation_intervals"):
-        return pdeval.correlation_intervals(judges, human, by="label_set", methods=["tau_b", "tau_ap_b"],
-                                            n_resamples=50)
-    table = pdeval.compare_leaderboards(boards, "human").query("method in ['tau_b', 'tau_ap']")
-    return table.assign(reference="human", low=table.value - 0.1, high=(table.value + 0.1).clip(upper=1))
+    return pdeval.correlation_intervals(judges, human, by="label_set", methods=["tau_b", "tau_ap_b"], n_resamples=50)
 
 
 def test_judge_intervals_one_panel_per_method(boards, tmp_path):
@@ -81,6 +76,13 @@ def test_judge_intervals_one_panel_per_method(boards, tmp_path):
     first = frame.query("measure == 'AP' and method == @methods[0]").sort_values("value", ascending=False)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == first.label_set.tolist()
     fig.savefig(tmp_path / "intervals.png")
+    # the debiased value, around which SIMEX's interval lies, is drawn beside the sample value
+    drawn = fig.axes[0].lines
+    shown = frame.query("measure == 'AP' and method == @methods[0]")
+    assert len(drawn) == 2 and sorted(drawn[1].get_xdata()) == sorted(shown["debiased"])
+    assert [t.get_text() for t in fig.axes[-1].get_legend().get_texts()] == ["sample value", "debiased (SIMEX)"]
+    without = frame.drop(columns="debiased", errors="ignore").ir.plot.judge_intervals(measures="AP")
+    assert len(without.axes[0].lines) == 1 and without.axes[-1].get_legend() is None
     with pytest.raises(SchemaError, match="several measures"):
         plotting.judge_intervals(frame)
     with pytest.raises(SchemaError, match="label_set"):
