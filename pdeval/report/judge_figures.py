@@ -199,8 +199,9 @@ def judge_intervals(intervals: pd.DataFrame, *, measures: Optional[str] = None, 
         axes[0][0].set_yticklabels([wrap_label(name) for name in order])
         axes[0][0].set_ylim(len(order) - 0.5, -0.5)
         axes[0][0].set_ylabel("judge (label set)")
-        if "debiased" in data.columns:
-            axes[0][-1].legend(loc="lower left", fontsize="small")
+        if "debiased" in data.columns:  # above the panels, clear of every interval
+            fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper right", ncol=2, fontsize="small",
+                       frameon=False)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

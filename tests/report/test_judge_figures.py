@@ -80,9 +80,9 @@ def test_judge_intervals_one_panel_per_method(boards, tmp_path):
     drawn = fig.axes[0].lines
     shown = frame.query("measure == 'AP' and method == @methods[0]")
     assert len(drawn) == 2 and sorted(drawn[1].get_xdata()) == sorted(shown["debiased"])
-    assert [t.get_text() for t in fig.axes[-1].get_legend().get_texts()] == ["sample value", "debiased (SIMEX)"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["sample value", "debiased (SIMEX)"]
     without = frame.drop(columns="debiased", errors="ignore").ir.plot.judge_intervals(measures="AP")
-    assert len(without.axes[0].lines) == 1 and without.axes[-1].get_legend() is None
+    assert len(without.axes[0].lines) == 1 and without.legends == []
     with pytest.raises(SchemaError, match="several measures"):
         plotting.judge_intervals(frame)
     with pytest.raises(SchemaError, match="label_set"):
