@@ -79,9 +79,11 @@ def string_series(values) -> pd.Series:
 
 
 def numeric_array(values, dtype) -> np.ndarray:
-    """A numpy array of ``dtype`` from an Arrow array or a list."""
+    """A writable numpy array of ``dtype`` from an Arrow array or a list (a zero-copy view of an
+    Arrow buffer is read-only: it is copied, so the frames handed to users can be edited)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
+        array = np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
+        return array if array.flags.writeable else array.copy()
     return np.asarray(values, dtype=dtype)
 
 
