@@ -60,25 +60,21 @@ def class_counts(member_jg: np.ndarray, grade: np.ndarray, n_grades: int, order:
     level = grade[order]  # runs x members, each jg's members in the run's order
     ret = np.take_along_axis(retrieved, order, axis=1)
     shape = level.shape
-    after_all, after_ret = np.zeros(shape, np.int64), np.zeros(shape, np.int64)  # lower levels after
-    below_all, below_ret = np.zeros(shape, np.int64), np.zeros(shape, np.int64)  # lower levels in the jg
-    lowest = {}
+    # per member, the documents of lower levels after it and in its jg (all, and retrieved ones),
+    # and those of the jg's lowest level alone
+    after = {name: np.zeros(shape, np.int64) for name in ("all", "ret")}
+    below = {name: np.zeros(shape, np.int64) for name in ("all", "ret")}
+    lowest = {name: (after[name].copy(), below[name].copy()) for name in ("all", "ret")}
     for g in range(n_grades):  # a few levels: one pass each over the matrix
         above = level > g
         for name, flags in (("all", level == g), ("ret", (level == g) & ret)):
             upto, total = _within(flags, first, last)
-            after, below = np.where(above, total - upto, 0), np.where(above, total, 0)
-            if name == "all":
-                after_all += after
-                below_all += below
-            else:
-                after_ret += after
-                below_ret += below
+            here = (np.where(above, total - upto, 0), np.where(above, total, 0))
+            after[name] += here[0]
+            below[name] += here[1]
             if g == 0:
-                lowest[name] = (after, below)
-    if n_grades == 0:
-        zero = np.zeros(shape, np.int64)
-        lowest = {"all": (zero, zero), "ret": (zero, zero)}
+                lowest[name] = here
+    after_all, after_ret, below_all, below_ret = after["all"], after["ret"], below["all"], below["ret"]
 
     def sums(values, where=ret):
         return group_sums(np.where(where, values, 0), member_jg, n_jgs) if n_members else np.zeros((shape[0], n_jgs))

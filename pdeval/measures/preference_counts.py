@@ -129,8 +129,6 @@ def _positions(prefs: Preferences, run: pd.DataFrame, depth: Optional[int]):
     return ret, np.where(ret, pos, unretrieved), list(names), has
 
 
-_sums = group_sums
-
 
 def _padded(values: np.ndarray, group: np.ndarray, n_groups: int, fill=0.0) -> tuple:
     """``values`` (runs x items, items sorted by ``group``) laid out as (runs x groups x longest
@@ -160,10 +158,10 @@ class _Counts:
     def __init__(self, prefs: Preferences, ret: np.ndarray, pos: np.ndarray):
         n, mg = prefs.n_jgs, prefs.member_jg
         mret, mpos = ret[:, prefs.member_doc], pos[:, prefs.member_doc]
-        self.num_rel_ret = _sums(mret & prefs.member_is_rel, mg, n)
+        self.num_rel_ret = group_sums(mret & prefs.member_is_rel, mg, n)
         counted = ~prefs.member_is_rel & (prefs.member_recalc_ec | prefs.member_nonrel)
-        self.num_nonrel_ret = _sums(mret & counted, mg, n)
-        self.n_ret = _sums(mret, mg, n)
+        self.num_nonrel_ret = group_sums(mret & counted, mg, n)
+        self.n_ret = group_sums(mret, mg, n)
         # per run, each jg's members in the run's order; a member's rank among them, and among
         # the jg's nonrelevant ones
         order = np.argsort(mg * (pos.shape[1] + 1) + mpos, axis=1, kind="stable")
@@ -192,14 +190,14 @@ class _Counts:
         # every document: the first R nonrelevant ones (R = all relevant of the jg) are kept
         first = prefs.member_nonrel & (nonrel_rank < prefs.num_rel[mg])
         count_b = np.where(mret, all_rank, self.n_ret[:, mg])
-        ec_ful = counts["upper_ful"] + _sums(np.where(first, count_b, 0), mg, n)
+        ec_ful = counts["upper_ful"] + group_sums(np.where(first, count_b, 0), mg, n)
         ec_poss = counts["upper_poss"] + prefs.jg_size * prefs.num_rel
         self.recount = (np.where(ec, ec_ful, counts["pa_ful"]), np.where(ec, ec_poss, counts["pa_poss"]))
         # retrieved documents only: the first R nonrelevant retrieved (R = relevant retrieved) for
         # classes, the first R (all relevant) for partial orders, as trec_eval does
         first = prefs.member_nonrel & mret & (nonrel_rank < self.num_rel_ret[:, mg])
-        ec_ful = counts["upper_ful_ret"] + _sums(np.where(first, all_rank, 0), mg, n)
-        ec_poss = counts["upper_poss_ret"] + self.n_ret * _sums(first, mg, n)
+        ec_ful = counts["upper_ful_ret"] + group_sums(np.where(first, all_rank, 0), mg, n)
+        ec_poss = counts["upper_poss_ret"] + self.n_ret * group_sums(first, mg, n)
         self.recount_ret = (np.where(ec, ec_ful, counts["pa_ful_ret"]), np.where(ec, ec_poss, counts["pa_poss_ret"]))
 
 
@@ -214,12 +212,14 @@ def _edge_counts(prefs: Preferences, ret: np.ndarray, pos: np.ndarray, nonrel_ra
     keep = ~prefs.member_nonrel | (nonrel_rank < prefs.num_rel[prefs.member_jg])
     kept = keep[:, prefs.edge_ma] & keep[:, prefs.edge_mb]
     return {
-        "ful_ret": _sums(both & before, g, n), "poss_ret": _sums(both, g, n), "ful_imp": _sums(ra & ~rb, g, n),
-        "poss_imp": _sums(ra ^ rb, g, n), "not_occur": _sums(~ra & ~rb, g, n),
-        "upper_ful": _sums(upper & ra & before, g, n), "upper_poss": _sums(np.broadcast_to(upper, ra.shape), g, n),
-        "upper_ful_ret": _sums(upper & both & before, g, n), "upper_poss_ret": _sums(upper & both, g, n),
-        "pa_ful": _sums(kept & ra & before, g, n), "pa_poss": _sums(kept, g, n),
-        "pa_ful_ret": _sums(kept & both & before, g, n), "pa_poss_ret": _sums(kept & both, g, n),
+        "ful_ret": group_sums(both & before, g, n), "poss_ret": group_sums(both, g, n),
+        "ful_imp": group_sums(ra & ~rb, g, n),
+        "poss_imp": group_sums(ra ^ rb, g, n), "not_occur": group_sums(~ra & ~rb, g, n),
+        "upper_ful": group_sums(upper & ra & before, g, n),
+        "upper_poss": group_sums(np.broadcast_to(upper, ra.shape), g, n),
+        "upper_ful_ret": group_sums(upper & both & before, g, n), "upper_poss_ret": group_sums(upper & both, g, n),
+        "pa_ful": group_sums(kept & ra & before, g, n), "pa_poss": group_sums(kept, g, n),
+        "pa_ful_ret": group_sums(kept & both & before, g, n), "pa_poss_ret": group_sums(kept & both, g, n),
     }
 
 
@@ -243,7 +243,7 @@ def _measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict:
     t, n_topics = prefs.jg_topic, len(prefs.topics)
 
     def per_topic(values):
-        return _sums(values, t, n_topics)
+        return group_sums(values, t, n_topics)
 
     ful = c.ful_ret + c.ful_imp
     poss_imp = c.poss_ret + c.poss_imp
@@ -285,7 +285,8 @@ def _pair_measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict
     share = _ratio(np.where(low_first, prefs.pair_low_first, prefs.pair_high_first), total)
     rl, rh = ret[:, low], ret[:, high]
     both, one = rl & rh, rl ^ rh
-    s_ret, s_imp = _sums(np.where(both, share, 0.0), topic, n_topics), _sums(np.where(one, share, 0.0), topic, n_topics)
+    s_ret = group_sums(np.where(both, share, 0.0), topic, n_topics)
+    s_imp = group_sums(np.where(one, share, 0.0), topic, n_topics)
     s_pair = s_ret + s_imp
     # shares whose denominator is no power of two are not exact in binary: add those topics'
     # shares in trec_eval's order (retrieved pairs by rank, then the others) to round as it does
@@ -293,8 +294,8 @@ def _pair_measures(prefs: Preferences, ret: np.ndarray, pos: np.ndarray) -> dict
                           minlength=n_topics) > 0
     if inexact.any():
         s_ret, s_pair = _ordered_pair_sums(prefs, pos, share, both, one, inexact, s_ret, s_pair)
-    n_ret, n_imp = _sums(both, topic, n_topics), _sums(one, topic, n_topics)
-    return _pair_means(s_ret, s_pair, n_ret, n_imp, _sums(~rl & ~rh, topic, n_topics))
+    n_ret, n_imp = group_sums(both, topic, n_topics), group_sums(one, topic, n_topics)
+    return _pair_means(s_ret, s_pair, n_ret, n_imp, group_sums(~rl & ~rh, topic, n_topics))
 
 
 def _pair_means(s_ret, s_pair, n_ret, n_imp, n_none) -> dict:
@@ -321,7 +322,7 @@ def _ordered_pair_sums(prefs: Preferences, pos, share, both, one, inexact, s_ret
     values, _ = _padded(np.where(kind < 2, share[:, chosen], 0.0), topic, n)
     order = np.argsort(keys, axis=2, kind="stable")
     running = np.cumsum(np.take_along_axis(values, order, axis=2), axis=2)
-    n_both = _sums(both[:, chosen], topic, n).astype(np.int64)
+    n_both = group_sums(both[:, chosen], topic, n).astype(np.int64)
     at_ret = np.take_along_axis(running, np.maximum(n_both - 1, 0)[:, :, None], axis=2)[:, :, 0]
     s_ret, s_pair = s_ret.copy(), s_pair.copy()
     s_ret[:, inexact] = np.where(n_both > 0, at_ret, 0.0)

@@ -16,6 +16,7 @@ import lzma
 import os
 import zlib
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -43,16 +44,7 @@ def read_bytes(path: Path) -> bytes:
     it; the block reader's pieces, joined, or for a file that is not compressed, read at once)."""
     if path.suffix.lower() in COMPRESSION_SUFFIXES:
         return b"".join(line_blocks(path, BLOCK_BYTES))
-    with _open(path) as handle:
-        try:
-            data = handle.read()
-        except OSError as exc:
-            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    if has_lone_return(data):
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return data
+    return _text(*_read_plain(path))
 
 
 def tail_bytes(path: Path, size: int = 1 << 16):
@@ -61,22 +53,33 @@ def tail_bytes(path: Path, size: int = 1 << 16):
     (its end is reached only by decompressing all of it)."""
     if path.suffix.lower() in COMPRESSION_SUFFIXES:
         return None, False
-    with _open(path) as handle:
-        try:
-            start = max(0, handle.seek(0, 2) - size)
-            handle.seek(start)
-            data = handle.read()
-        except OSError as exc:
-            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
-    if start == 0:
-        if data.startswith(codecs.BOM_UTF8):
-            data = data[len(codecs.BOM_UTF8) :]
-    else:  # the first line may be cut: from the first line end on (a CR may be half of a CRLF)
+    data, start = _read_plain(path, size)
+    if start > 0:  # the first line may be cut: from the first line end on (a CR may be half of a CRLF)
         end = min((i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0), default=len(data))
         data = data[end + 1 :]
+    return _text(data, start), start == 0
+
+
+def _read_plain(path: Path, tail: Optional[int] = None) -> tuple[bytes, int]:
+    """The bytes of a file that is not compressed (its last ``tail`` bytes only, if given) and
+    the offset they start at."""
+    with _open(path) as handle:
+        try:
+            start = max(0, handle.seek(0, 2) - tail) if tail is not None else 0
+            handle.seek(start)
+            return handle.read(), start
+        except OSError as exc:
+            raise ParseError(f"cannot read the file ({exc.strerror or exc})", str(path)) from exc
+
+
+def _text(data: bytes, start: int) -> bytes:
+    """``data`` read from offset ``start`` without the byte-order mark that may open the file,
+    lone CR line ends made LF."""
+    if start == 0 and data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
     if has_lone_return(data):
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return data, start == 0
+    return data
 
 
 def blocks(path: Path):
