@@ -32,7 +32,9 @@ qrels, or the snapshot plus the run's own top 10 judged).
 
 Writes ``<out>.csv`` (one row per run, measure and prior held out), ``<out>_grid.csv`` (the grid
 table), ``<out>_choices.csv`` and ``<out>.md``. Without ``../shared/data`` it says so and stops.
-``--fast`` runs two teams of two collections with 12/20 draws (a smoke test).
+``--fast`` runs two teams of two collections with 12/20 draws (a smoke test). ``--windows 10,20`` adds the run
+prior over the judged documents within 10 or 20 ranks of the unjudged one (``estimate(window=)``) as priors
+of the study.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 DATA = HERE.parent.parent / "shared" / "data"
 MEASURES = ["P@10", "nDCG@10", "AP@10", "RBP@10"]
-PRIORS = ("pool", "run", "both", "unique")
+#: the priors of the study: name -> (``estimate``'s prior, its window); ``--windows 10,20`` adds "run:10"
+#: and "run:20", the run prior over the judged documents within 10 or 20 ranks of the unjudged one
+PRIORS = {"pool": ("pool", None), "run": ("run", None), "both": ("both", None), "unique": ("unique", None)}
 SHIFTS = (-2.0, -1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5)
 SPREADS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEPTH = 10
@@ -132,7 +136,8 @@ def prepared(frame, fewer, options):
         unique = {k: options[k] for k in ("pooled", "pool_depth", "group")}
         probabilities = core._unique_prior(run, fewer, lists, keys, unique)
     else:
-        probabilities = core._priors(lists, fewer, None, None, "bootstrap", options["prior"], None, 1.0)
+        probabilities = core._priors(lists, fewer, None, None, "bootstrap", options["prior"], options.get("window"),
+                                     1.0)
     _, run_of_row = core._unjudged_rows(lists, keys)
     n_runs = int(run_of_row.max(initial=-1)) + 1
     cut, probabilities = core._cut(lists, probabilities, DEPTH)
@@ -156,17 +161,17 @@ def drawn(cache, mu, sigma, n_resamples) -> pd.DataFrame:
 
 
 def checked(cache, frame, fewer, options, n_resamples) -> None:
-    """The fast path equals ``estimate`` itself (once per prior and process)."""
+    """The fast path equals ``estimate`` itself (once per prior, window and process)."""
     import pdeval
 
-    if options["prior"] in CHECKED:
+    if (options["prior"], options.get("window")) in CHECKED:
         return
     mu, sigma = -0.5, 0.75
     want = pdeval.estimate(frame, fewer, MEASURES, spread=sigma, shift=mu, n_resamples=n_resamples, seed=1,
                            per="run", progress=False, **options)
     got = drawn(cache, mu, sigma, n_resamples)[want.columns]
     pd.testing.assert_frame_equal(want.reset_index(drop=True), got.reset_index(drop=True), check_dtype=False)
-    CHECKED.add(options["prior"])
+    CHECKED.add((options["prior"], options.get("window")))
 
 
 def one_team(runs, qrels, fewer, team_of, team, pooled, n_resamples):
@@ -190,13 +195,15 @@ def one_team(runs, qrels, fewer, team_of, team, pooled, n_resamples):
     with_pool = pd.concat([pdeval.rank_run(runs[runs["run"].isin(others)], depth=DEPTH)[
         ["run", "query_id", "doc_id", "score"]], mine])
     caches = {}
-    for prior in PRIORS:
+    for name, (prior, window) in PRIORS.items():
         options, frame = {"prior": prior}, mine
+        if window is not None:
+            options["window"] = window
         if prior == "unique":
             options.update(pooled=others, pool_depth=DEPTH, group=team_of)
             frame = with_pool
-        caches[prior] = prepared(frame, fewer, options)
-        checked(caches[prior], frame, fewer, options, 50)
+        caches[name] = prepared(frame, fewer, options)
+        checked(caches[name], frame, fewer, options, 50)
     return base[base["run"].isin(holes)], caches
 
 
@@ -337,7 +344,7 @@ def snapshot_check(n_resamples, truths=("final", "own"), **options) -> pd.DataFr
                       spread=attrs["spread"], judged_at_10=out["run"].map(judged))
 
 
-def chosen_prior(grid, choices, held, priors=("pool", "run", "both")) -> str:
+def chosen_prior(grid, choices, held, priors=tuple(p for p in PRIORS if p != "unique")) -> str:
     """The prior (of those that need no pool information) with the smallest mean MAE / condensed MAE
     on the collections other than ``held``, each at the (μ, σ) chosen for ``held``."""
     best = {}
@@ -370,7 +377,10 @@ def main() -> None:
     parser.add_argument("--collections", nargs="*", default=["CLEF 2016", "CLEF 2018", "TREC DL 2021", "CLEF 2015"])
     parser.add_argument("--out", default=str(HERE / "calibration"))
     parser.add_argument("--fast", action="store_true")
+    parser.add_argument("--windows", default="", help="comma-separated windows of rank-local run priors to add")
     args = parser.parse_args()
+    for window in filter(None, args.windows.split(",")):
+        PRIORS[f"run:{int(window)}"] = ("run", int(window))
     if not DATA.is_dir():
         print(f"skipped: {DATA} is absent")
         return
