@@ -510,13 +510,15 @@ def tally(table: pd.DataFrame) -> dict[str, int]:
     """Counts over the empirical findings: reproduced (``yes``), partly (``partly``, ``mixed``),
     not (``no``, ``no difference``), undecided and not testable; and apart from them the identity
     checks (``kind == "identity"``), the by-construction consequences (``"construction"``) and
-    pdeval's own rows (``"own"``), each with how many of them held. A table without a ``kind``
-    column holds findings only."""
+    pdeval's own rows (``"own"``), each with how many of them held. A row the collection cannot
+    test counts as a not-testable finding whatever its kind (a check that was not run neither held
+    nor failed). A table without a ``kind`` column holds findings only."""
     kind = table["kind"] if "kind" in table.columns else pd.Series("finding", index=table.index)
-    kind = kind.replace("", "finding")
+    untestable = table["agrees"].str.startswith("not testable")
+    kind = kind.replace("", "finding").where(~untestable, "finding")
     outcome = table["agrees"].str.split(" ").str[0]
     found = outcome[kind == "finding"]
-    untested = table["agrees"][kind == "finding"].str.startswith("not testable")
+    untested = untestable[kind == "finding"]
     undecided = found == "undecided"
     counts = {"findings": int(len(found)),
               "reproduced": int((found == "yes").sum()),

@@ -214,7 +214,8 @@ def write_summary() -> Path:
              "beyond the stated tolerance; *not*: the finding does not hold or its difference is within the",
              "tolerance; *undecided*: the rule cannot reach a decision with the data (a value within the",
              "noise of the paper's threshold, a non-inferiority test without power); *not testable*: the",
-             "collection cannot test it (the verdict says why). Every verdict states the paper's claim, the",
+             "collection cannot test it (the verdict says why; a check of any kind that cannot be tested",
+             "counts here, as a finding, not as a check that failed). Every verdict states the paper's claim, the",
              "compared quantity and its tolerance, and the data limit that drives a not-reproduced verdict.", "",
              header, "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     limited = []

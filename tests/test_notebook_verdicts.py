@@ -50,6 +50,14 @@ def test_tally_counts_findings_and_identities_apart():
     assert tally(table.drop(columns="kind"))["findings"] == 6
 
 
+def test_a_check_the_collection_cannot_test_counts_as_not_testable_not_as_failed():
+    rows = [("c1", "not testable", "construction"), ("c2", "yes", "construction"), ("i1", "not testable", "identity"),
+            ("f1", "yes", "finding")]
+    counts = tally(pd.DataFrame(rows, columns=["paper's finding", "agrees", "kind"]))
+    assert (counts["construction"], counts["construction_held"], counts["checks"]) == (1, 1, 0)
+    assert (counts["findings"], counts["untested"], counts["reproduced"], counts["not"]) == (3, 2, 1, 0)
+
+
 def test_identity_verdicts_are_marked_and_may_name_their_paper():
     verdict = identity(True, tolerance="exact", paper="Sakai 2007")
     assert (verdict.outcome, verdict.kind, verdict.paper) == ("yes", "identity", "Sakai 2007")
