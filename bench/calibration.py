@@ -28,7 +28,10 @@ with ``no_worse``: "strictly" (difference <= 0), "within noise" (<= 1.96 SE) or 
 (μ, σ) chosen on all collections are ``run_effects.SETTINGS`` (``spread="auto"``, the default) and
 the held-out coverage ``run_effects.COVERAGE`` (printed as code). Out of the study, CLEF 2018's
 partial qrels (72 % of the final pairs) are scored with ``estimate``'s defaults (truth: the final
-qrels, or the snapshot plus the run's own top 10 judged).
+qrels, or the snapshot plus the run's own top 10 judged), and every prior at its ``spread="auto"``
+setting on a collection the study never saw (:func:`unseen_check`): SynDL's GPT-4 labels of the
+depth-10 pool of all 63 TREC DL 2021 runs on the 424 queries NIST did not judge (other topics,
+another assessor), each team left out of that pool in turn as in the study.
 
 Writes ``<out>.csv`` (one row per run, measure and prior held out), ``<out>_grid.csv`` (the grid
 table), ``<out>_choices.csv`` and ``<out>.md``. Without ``../shared/data`` it says so and stops.
@@ -59,6 +62,8 @@ PRIORS = {"pool": ("pool", None), "run": ("run", None), "both": ("both", None), 
 SHIFTS = (-2.0, -1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5)
 SPREADS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEPTH = 10
+#: a collection the study never uses to choose anything: other topics, another assessor
+UNSEEN = "SynDL DL 2021"
 DL21_TEAMS = ("Fast_Forward", "NLE", "TUW", "WLU", "bcai", "ielab", "ihsm", "mono", "pash", "pass", "paug",
               "uogTr", "watp", "yorku", "top1000")
 
@@ -89,11 +94,20 @@ def load(name: str):
         qrels = pdeval.read_qrels(folder / "qrels.txt")
         team = (lambda run: run.split("_EN_")[0]) if name == "CLEF 2016" else (lambda run: run.split("__")[0])
         pooled = list(runs["run"].unique())
-    else:
+    elif name == "TREC DL 2021":
         folder = DATA / "trec-dl21"
         runs = pdeval.read_run(sorted((folder / "runs").glob("*.gz")))
         qrels = pdeval.read_qrels(folder / "qrels-pass.dl21.human.txt")
         team, pooled = _team21, list(runs["run"].unique())
+    elif name == UNSEEN:  # SynDL's GPT-4 labels of the depth-10 pool of every run, on the other 424 queries
+        folder = DATA / "trec-dl21"
+        runs = pdeval.read_run(sorted((folder / "runs").glob("*.gz")))
+        qrels = pdeval.read_qrels(folder / "gpt4_judgments" / "gpt4_judgments_dl2021_processed.txt")
+        human = set(pdeval.read_qrels(folder / "qrels-pass.dl21.human.txt")["query_id"].astype(str))
+        qrels = qrels[~qrels["query_id"].astype(str).isin(human)].reset_index(drop=True)  # disjoint: a guard
+        team, pooled = _team21, list(runs["run"].unique())
+    else:
+        raise ValueError(f"unknown collection {name!r}")
     judged_topics = set(qrels.loc[qrels["relevance"] >= 0, "query_id"].astype(str))
     runs = runs[runs["query_id"].astype(str).isin(judged_topics)]
     return runs, qrels, team, sorted(pooled)
@@ -344,6 +358,17 @@ def snapshot_check(n_resamples, truths=("final", "own"), **options) -> pd.DataFr
                       spread=attrs["spread"], judged_at_10=out["run"].map(judged))
 
 
+def unseen_check(n_resamples, names=(UNSEEN,)) -> pd.DataFrame:
+    """Out of the study: every prior at the (μ, σ) ``spread="auto"`` gives it (``run_effects.SETTINGS``,
+    chosen on the four study collections) on collections the study never saw, each team left out
+    of their depth-10 pool in turn as in the study. One row per run, measure and prior."""
+    from pdeval.analysis.estimates import run_effects
+
+    teams = prepare(list(names))
+    settings = {p: [run_effects.SETTINGS[p]] for p in PRIORS if p in run_effects.SETTINGS}
+    return scored(teams, {name: settings for name in names}, n_resamples)
+
+
 def chosen_prior(grid, choices, held, priors=tuple(p for p in PRIORS if p != "unique")) -> str:
     """The prior (of those that need no pool information) with the smallest mean MAE / condensed MAE
     on the collections other than ``held``, each at the (μ, σ) chosen for ``held``."""
@@ -411,6 +436,9 @@ def main() -> None:
                                   for t, g in snapshot_check(args.resamples).groupby("truth_is")], ignore_index=True)
             f.write("## Out of the study: CLEF 2018's partial qrels, estimate's defaults\n\n"
                     + snapshot[["truth_is"] + columns[1:]].round(4).to_markdown(index=False) + "\n\n")
+            unseen = coverage_table(unseen_check(args.resamples))
+            f.write(f"## Out of the study: {UNSEEN} (GPT-4 labels of other topics), each prior at its `spread='auto'`"
+                    "\n\n" + unseen[columns].round(4).to_markdown(index=False) + "\n\n")
         f.write("## Grid\n\n" + grid[columns].round(4).to_markdown(index=False) + "\n")
     print(choices.to_string(index=False))
     print(held[columns].round(4).to_string(index=False))
