@@ -381,17 +381,26 @@ def chosen_prior(grid, choices, held, priors=tuple(p for p in PRIORS if p != "un
     return min(best, key=best.get)
 
 
-def settings_code(held, choices, prior) -> str:
-    """The ``run_effects`` tables for the study's output (SETTINGS and COVERAGE)."""
-    overall = choices[choices["held_out"] == "(all)"].set_index("prior")
-    lines = ["SETTINGS = {" + ", ".join(f"{p!r}: ({r['shift']!r}, {r['spread']!r})" for p, r in overall.iterrows()) + "}",
-             f"DEFAULT_PRIOR = {prior!r}", "COVERAGE = {"]
+def _coverage_code(name: str, table: pd.DataFrame) -> list[str]:
+    """``name = {prior: [(collection, measure, coverage, runs), ...]}`` of a coverage table, as code."""
+    lines = [f"{name} = {{"]
     for p in PRIORS:
-        part = held[held["prior"] == p]
+        part = table[table["prior"] == p]
         cells = ", ".join(f"({r.collection!r}, {r.measure!r}, {round(r.coverage, 3)!r}, {int(r.runs)})"
                           for r in part.itertuples())
         lines.append(f"    {p!r}: [{cells}],")
-    return "\n".join(lines + ["}"])
+    return lines + ["}"]
+
+
+def settings_code(held, choices, prior, unseen=None) -> str:
+    """The ``run_effects`` tables for the study's output (SETTINGS, COVERAGE and, with the table of
+    :func:`unseen_check`, UNSEEN)."""
+    overall = choices[choices["held_out"] == "(all)"].set_index("prior")
+    lines = ["SETTINGS = {" + ", ".join(f"{p!r}: ({r['shift']!r}, {r['spread']!r})" for p, r in overall.iterrows()) + "}",
+             f"DEFAULT_PRIOR = {prior!r}"] + _coverage_code("COVERAGE", held)
+    if unseen is not None:
+        lines += _coverage_code("UNSEEN", unseen)
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -419,7 +428,8 @@ def main() -> None:
     grid.to_csv(f"{args.out}_grid.csv", index=False)
     choices.to_csv(f"{args.out}_choices.csv", index=False)
     picked = {h: chosen_prior(grid, choices, h) for h in [*held["collection"].unique(), "(all)"]}
-    code = settings_code(held, choices, picked["(all)"])
+    unseen = None if args.fast else coverage_table(unseen_check(args.resamples))
+    code = settings_code(held, choices, picked["(all)"], unseen)
     columns = ["collection", "measure", "prior", "shift", "spread", "runs", "unjudged_at_10", "coverage", "width", "mae",
                "mae_condensed",
                "difference", "difference_se", "no_worse"]
@@ -436,7 +446,6 @@ def main() -> None:
                                   for t, g in snapshot_check(args.resamples).groupby("truth_is")], ignore_index=True)
             f.write("## Out of the study: CLEF 2018's partial qrels, estimate's defaults\n\n"
                     + snapshot[["truth_is"] + columns[1:]].round(4).to_markdown(index=False) + "\n\n")
-            unseen = coverage_table(unseen_check(args.resamples))
             f.write(f"## Out of the study: {UNSEEN} (GPT-4 labels of other topics), each prior at its `spread='auto'`"
                     "\n\n" + unseen[columns].round(4).to_markdown(index=False) + "\n\n")
         f.write("## Grid\n\n" + grid[columns].round(4).to_markdown(index=False) + "\n")

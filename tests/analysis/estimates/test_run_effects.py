@@ -150,19 +150,25 @@ def test_complete_judgments_keep_zero_width_at_any_setting():
 
 
 def test_each_setting_carries_its_documented_coverage():
-    """The default ('auto') carries what the leave-one-collection-out study measured for its prior;
-    any other setting claims nothing."""
+    """The default ('auto') carries what the leave-one-collection-out study measured for its prior
+    on every held-out collection and on the collections it never saw, and claims to reach the
+    target only if every one of them does; any other setting claims nothing."""
     run, qrels = shallow(n_runs=2, n_topics=3)
     default = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run")
     prior = default.attrs["prior"]
     mu, sigma = run_effects.SETTINGS[prior]
     assert (default.attrs["shift"], default.attrs["spread"]) == (mu, sigma)
-    rows = run_effects.COVERAGE[prior]
-    assert rows and default.attrs["coverage"] == [dict(zip(("collection", "measure", "coverage", "runs"), row))
-                                                  for row in rows]
-    assert default.attrs["coverage_reached"] == all(row[2] >= 0.9 for row in rows)
-    assert {row[0] for row in rows} == {"CLEF 2015", "CLEF 2016", "CLEF 2018", "TREC DL 2021"}
-    assert {row[1] for row in rows} == {"P@10", "nDCG@10", "AP@10", "RBP@10"}
+    held, unseen = run_effects.COVERAGE[prior], run_effects.UNSEEN[prior]
+    records = default.attrs["coverage"]
+    assert held and unseen and len(records) == len(held) + len(unseen)
+    for check, rows in (("held out", held), ("never seen", unseen)):
+        assert [r for r in records if r["check"] == check] == [
+            dict(zip(("collection", "measure", "coverage", "runs"), row), check=check) for row in rows]
+    assert default.attrs["coverage_reached"] == all(row[2] >= 0.9 for row in held + unseen)
+    assert {row[0] for row in held} == {"CLEF 2015", "CLEF 2016", "CLEF 2018", "TREC DL 2021"}
+    assert not {row[0] for row in unseen} & {row[0] for row in held}  # never seen: no study collection
+    for rows in (held, unseen):
+        assert {row[1] for row in rows} == {"P@10", "nDCG@10", "AP@10", "RBP@10"}
     for other in ({"spread": 0.1234}, {"spread": "auto", "shift": mu + 0.5}, {"spread": 0.0, "shift": 0.0}):
         got = pdeval.estimate(run, qrels, "P@10", n_resamples=20, per="run", **other)
         assert got.attrs["coverage"] == [] and got.attrs["coverage_reached"] is False
