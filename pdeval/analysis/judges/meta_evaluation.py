@@ -83,8 +83,9 @@ def compare_judges(
         How many times the topics are resampled.
     confidence : float, default 0.95
         The intervals' coverage.
-    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, else the hull).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, the bounds over the
+        reference's near ties for the other cutoff coefficients such as ``tau_b@10``, else the hull).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

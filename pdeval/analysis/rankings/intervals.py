@@ -37,8 +37,8 @@ __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
 INTERVALS = ("auto", "percentile", "bca", "simex", "hull", "bounds")
 
-#: coefficients that are smooth functions of the means: SIMEX under interval="auto" (the others: the hull,
-#: and for a cutoff coefficient the hull widened to the bounds over the reference's near ties)
+#: coefficients that are smooth functions of the means: their cutoff versions take the hull under interval="auto"
+#: (the other cutoff coefficients the bounds over the reference's near ties)
 SMOOTH = ("pearson", "rms")
 
 _COMMON = dict(
@@ -117,10 +117,10 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
 
 
 def auto_interval(method: str) -> str:
-    """``interval="auto"``'s choice for a method: SIMEX for pearson and rms (also with a cutoff),
-    the bounds over the reference's near ties for the other cutoff coefficients, the hull otherwise."""
+    """``interval="auto"``'s choice for a method: the bounds over the reference's near ties for a
+    cutoff rank coefficient (``tau_b@10``), the hull of the percentile and SIMEX intervals otherwise."""
     base, k = parse_method(method)
-    return "simex" if base in SMOOTH else "hull" if k is None else "bounds"
+    return "hull" if k is None or base in SMOOTH else "bounds"
 
 
 def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None,
@@ -241,8 +241,11 @@ def correlation_intervals(
     Bootstrap*, 1993). Topic noise swaps near-tied systems, so the sample coefficient lies below the population
     one; ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987), ``"simex"`` (moved by the attenuation that
     simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
-    (holding the percentile and SIMEX ones) or ``"auto"``: SIMEX for ``pearson`` and ``rms``, the hull for the rank
-    coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges").
+    (holding the percentile and SIMEX ones), ``"bounds"`` (the hull widened to the coefficient's bounds over the
+    reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.ties`) or ``"auto"``:
+    SIMEX for ``pearson`` and ``rms``, the bounds for the other cutoff coefficients (``"tau_b@10"``), the hull for
+    the other rank coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM
+    judges").
     ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
@@ -272,9 +275,9 @@ def correlation_intervals(
         Topic resamples.
     confidence : float, default 0.95
         Coverage of the intervals.
-    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
-        The bootstrap interval (``"auto"``: SIMEX for pearson and rms, the hull of the percentile and SIMEX
-        intervals otherwise).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
+        The bootstrap interval (``"auto"``: SIMEX for pearson and rms, the bounds over near ties for the other
+        cutoff coefficients, the hull of the percentile and SIMEX intervals otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False

@@ -16,8 +16,9 @@ orders consistent with the pairwise comparisons).
 On a cutoff coefficient (``tau_b@10``: 45 pairs of 10 systems, each 1/45 of tau) two or three such
 pairs move the coefficient by more than its standard error, and the paired difference of two judges
 gains twice that where the judges disagree on the pair. Here a reference's *near ties* are the runs
-of systems, adjacent in its order, whose gaps are within :data:`NEAR` standard errors of the
-difference of their per-topic scores (:func:`gap_errors`). On every resample the reference is
+of systems within :data:`NEAR` standard errors of the difference of their per-topic scores
+(:func:`gap_errors`) from the run's highest system (walking down the reference's order; runs do not
+chain, so a crowded leaderboard splits into short runs). On every resample the reference is
 *resolved* both ways (:func:`resolve`): within each run its values are handed out in the judge's
 order (the highest coefficient those orders allow) or in the reverse order (the lowest); for the
 difference of judges A and B, in the order of ``A - B`` and of ``B - A``. The interval
@@ -33,7 +34,7 @@ import numpy as np
 
 from pdeval.analysis.rankings.batched import rows_coefficients
 
-__all__ = ["NEAR", "bound_replicates", "gap_errors", "pair_bound_replicates", "resolve"]
+__all__ = ["NEAR", "bound_replicates", "gap_errors", "near_runs", "pair_bound_replicates", "resolve"]
 
 #: two adjacent reference systems are near-tied when their gap is within this many standard errors
 NEAR = 1.0
@@ -57,19 +58,33 @@ def gap_errors(ref_cube: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(var[:, :, None] + var[:, None, :] - 2.0 * cov, 0.0, None) / topics[:, None, None])
 
 
+def near_runs(ordered: np.ndarray, order: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """Run number (0, 1, ...) of each position of the rows ``ordered`` (G, B, S; descending, NaN
+    last, ``order`` their systems): a run starts at the highest system not yet in one and holds the
+    systems below it within ``NEAR`` standard errors (``errors`` (G, S, S)) of their difference to it.
+    The walk down the positions advances every row in lockstep."""
+    rows = np.arange(ordered.shape[0])[:, None]
+    start = np.zeros(ordered.shape[:-1], dtype=np.int64)
+    runs = np.zeros(ordered.shape, dtype=np.int64)
+    for position in range(1, ordered.shape[-1]):  # positions, every row at once
+        top = np.take_along_axis(ordered, start[..., None], axis=-1)[..., 0]
+        head = np.take_along_axis(order, start[..., None], axis=-1)[..., 0]
+        near = top - ordered[..., position] <= NEAR * errors[rows, head, order[..., position]]
+        start = np.where(near, start, position)
+        runs[..., position] = runs[..., position - 1] + ~near
+    return runs
+
+
 def resolve(ref: np.ndarray, score: np.ndarray, errors: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``ref`` (G, B, S) with each run of near-tied systems (adjacent in the row's order, gaps
-    within ``NEAR * errors``; ``errors`` (G, S, S)) given its values in the order of ``score``
-    (G, B, S; highest score, highest value); systems outside ``mask`` (G, S) keep theirs."""
+    """``ref`` (G, B, S) with each run of near-tied systems (:func:`near_runs`; ``errors`` (G, S, S))
+    given its values in the order of ``score`` (G, B, S; highest score, highest value); systems
+    outside ``mask`` (G, S) keep theirs."""
     n_systems = ref.shape[-1]
     inside = np.where(mask[:, None, :], ref, np.nan)
     order = np.argsort(-inside, axis=-1, kind="stable")  # NaN (outside) last
     ordered = np.take_along_axis(inside, order, axis=-1)
-    rows = np.arange(ref.shape[0])[:, None, None]
-    near = ordered[..., :-1] - ordered[..., 1:] <= NEAR * errors[rows, order[..., :-1], order[..., 1:]]
-    runs = np.concatenate([np.zeros((*ref.shape[:-1], 1), np.int64), np.cumsum(~near, axis=-1)], axis=-1)
-    run_of = np.empty_like(runs)
-    np.put_along_axis(run_of, order, runs, axis=-1)
+    run_of = np.empty(ref.shape, dtype=np.int64)
+    np.put_along_axis(run_of, order, near_runs(ordered, order, errors), axis=-1)
     by_score = np.argsort(np.argsort(-np.where(mask[:, None, :], score, np.nan), axis=-1, kind="stable"), axis=-1)
     placed = np.argsort(run_of * n_systems + by_score, axis=-1, kind="stable")
     out = np.empty_like(ref)
