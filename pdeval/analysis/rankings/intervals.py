@@ -110,9 +110,9 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
         picked = [m for m, keep in zip(methods, table.bounded) if keep]
         errors = gap_errors(cubes.ref)[aligned.ref_row]
         table.lower, table.upper = np.full(boot.shape, np.nan), np.full(boot.shape, np.nan)
-        table.lower[..., table.bounded], table.upper[..., table.bounded] = bound_replicates(
+        table.lower[..., table.bounded], table.upper[..., table.bounded], ties = bound_replicates(
             est, ref, errors, aligned.mask, both, picked)
-        table.sides = dict(est=est, ref=ref, errors=errors, mask=aligned.mask, mask_k=both, methods=picked)
+        table.sides = dict(est=est, ref=ref, errors=errors, mask=aligned.mask, mask_k=both, methods=picked, ties=ties)
     return table
 
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdeval.analysis.rankings.batched import rows_coefficients
+from pdeval.analysis.rankings.batched import batched, parse_method, rows_coefficients
 
-__all__ = ["NEAR", "bound_replicates", "gap_errors", "near_runs", "pair_bound_replicates", "resolve"]
+__all__ = ["NEAR", "bound_replicates", "bounded", "gap_errors", "near_runs", "near_ties", "pair_bound_replicates",
+           "resolve"]
 
 #: two adjacent reference systems are near-tied when their gap is within this many standard errors
 NEAR = 1.0
@@ -75,47 +76,101 @@ def near_runs(ordered: np.ndarray, order: np.ndarray, errors: np.ndarray) -> np.
     return runs
 
 
-def resolve(ref: np.ndarray, score: np.ndarray, errors: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``ref`` (G, B, S) with each run of near-tied systems (:func:`near_runs`; ``errors`` (G, S, S))
-    given its values in the order of ``score`` (G, B, S; highest score, highest value); systems
-    outside ``mask`` (G, S) keep theirs."""
-    n_systems = ref.shape[-1]
+def near_ties(ref: np.ndarray, errors: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The systems of the rows ``ref`` (G, B, S) in descending order (those outside ``mask`` (G, S)
+    last), their values (NaN outside) and their runs (:func:`near_runs`; ``errors`` (G, S, S))."""
     inside = np.where(mask[:, None, :], ref, np.nan)
     order = np.argsort(-inside, axis=-1, kind="stable")  # NaN (outside) last
     ordered = np.take_along_axis(inside, order, axis=-1)
-    run_of = np.empty(ref.shape, dtype=np.int64)
-    np.put_along_axis(run_of, order, near_runs(ordered, order, errors), axis=-1)
-    by_score = np.argsort(np.argsort(-np.where(mask[:, None, :], score, np.nan), axis=-1, kind="stable"), axis=-1)
-    placed = np.argsort(run_of * n_systems + by_score, axis=-1, kind="stable")
+    return order, ordered, near_runs(ordered, order, errors).astype(np.float64)
+
+
+def _resolved(ties: tuple, score: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The systems and values of the first ``width`` places of the reference resolved along
+    ``score`` (G, B, S): one sort of the positions by their run plus a share in [0, 1/2] that falls
+    with the score (equal scores keep their order); systems outside the comparison stay last."""
+    order, ordered, runs = (part[..., :width] for part in ties)
+    score = np.take_along_axis(score, order, axis=-1)
+    inside = np.isfinite(ordered) & np.isfinite(score)
+    high = np.max(np.where(inside, score, -np.inf), axis=-1, keepdims=True)
+    span = high - np.min(np.where(inside, score, np.inf), axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        share = np.where(span > 0, (high - score) / np.where(span > 0, span, 1.0), 0.0) / 2.0
+    placed = np.argsort(np.where(inside, runs + share, np.inf), axis=-1, kind="stable")
+    return np.take_along_axis(order, placed, axis=-1), ordered
+
+
+def resolve(ref: np.ndarray, ties: tuple, score: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``ref`` (G, B, S) with each run of near-tied systems (``ties``: :func:`near_ties`) given its
+    values in the order of ``score`` (G, B, S; highest score, highest value; equal scores by
+    position); systems outside ``mask`` (G, S) keep theirs."""
+    systems, values = _resolved(ties, score, ref.shape[-1])
     out = np.empty_like(ref)
-    np.put_along_axis(out, placed, ordered, axis=-1)
+    np.put_along_axis(out, systems, values, axis=-1)
     return np.where(mask[:, None, :], out, ref)
 
 
+def _cutoff(ties: tuple, score: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k systems (ascending, as the columns) and their values at the top of the resolved
+    reference: only the places down to the end of the run holding place k count, so only those are
+    sorted."""
+    runs = ties[2]
+    width = int((runs <= runs[..., k - 1:k]).sum(axis=-1).max())
+    systems, values = _resolved(ties, score, width)
+    columns = np.argsort(systems[..., :k], axis=-1)
+    return np.take_along_axis(systems[..., :k], columns, axis=-1), np.take_along_axis(values[..., :k], columns, axis=-1)
+
+
+def bounded(ests: list, masks: list, ref: np.ndarray, ties: tuple, score: np.ndarray, mask: np.ndarray,
+            methods: list[str]) -> list[np.ndarray]:
+    """(G, B, M) coefficients of each of ``ests`` (G, B, S; its ``masks``: (mask, mask_k)) against
+    ``ref`` resolved along ``score`` within ``mask``. A cutoff coefficient whose comparisons all use
+    ``mask`` sorts only the top of the resolved reference (:func:`_cutoff`); the others resolve it
+    all (:func:`resolve`) for :func:`pdeval.analysis.rankings.batched.rows_coefficients`."""
+    outs = [np.full((*est.shape[:-1], len(methods)), np.nan) for est in ests]
+    whole = None
+    same = all((own == mask).all() and (own_k == mask).all() for own, own_k in masks)
+    for m, method in enumerate(methods):
+        base, k = parse_method(method)
+        if k is not None and same and k < mask.sum(axis=-1).min():
+            systems, values = _cutoff(ties, score, k)
+            for out, est in zip(outs, ests):
+                chosen = np.take_along_axis(est, systems, axis=-1)
+                out[..., m] = batched(base, chosen.reshape(-1, k), values.reshape(-1, k)).reshape(chosen.shape[:-1])
+            continue
+        whole = resolve(ref, ties, score, mask) if whole is None else whole
+        for out, est, (own, own_k) in zip(outs, ests, masks):
+            out[..., m] = rows_coefficients(est, whole, own, [method], mask_k=own_k)[..., 0]
+    return outs
+
+
 def bound_replicates(est: np.ndarray, ref: np.ndarray, errors: np.ndarray, mask: np.ndarray, mask_k: np.ndarray,
-                     methods: list[str]) -> tuple[np.ndarray, np.ndarray]:
+                     methods: list[str]) -> tuple[np.ndarray, np.ndarray, tuple]:
     """(G, B, M) lower and upper replicates of each group: the coefficients on its resampled
     leaderboards ``est`` against the reference ``ref`` (G, B, S) resolved against and along the
-    group's own order."""
-    low = rows_coefficients(est, resolve(ref, -est, errors, mask), mask, methods, mask_k=mask_k)
-    high = rows_coefficients(est, resolve(ref, est, errors, mask), mask, methods, mask_k=mask_k)
-    return low, high
+    group's own order; and the near ties (:func:`near_ties`) for the pairs."""
+    ties = near_ties(ref, errors, mask)
+    low, = bounded([est], [(mask, mask_k)], ref, ties, -est, mask, methods)
+    high, = bounded([est], [(mask, mask_k)], ref, ties, est, mask, methods)
+    return low, high, ties
 
 
 def pair_bound_replicates(est: np.ndarray, ref: np.ndarray, errors: np.ndarray, mask: np.ndarray,
-                          mask_k: np.ndarray, methods: list[str], first: np.ndarray,
+                          mask_k: np.ndarray, methods: list[str], ties: tuple, first: np.ndarray,
                           second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P, B, M) lower and upper replicates of the differences ``c(first) - c(second)`` of the
     pairs of groups (sharing a reference): the reference resolved in the order of ``B - A`` and
-    of ``A - B``, the same order for both coefficients; in blocks of pairs."""
+    of ``A - B``, the same order for both coefficients; in blocks of pairs. The near ties of the
+    first group's (``ties``) serve where the second compares the same systems."""
     shape = (first.size, est.shape[1], len(methods))
     low, high = np.full(shape, np.nan), np.full(shape, np.nan)
     step = max(1, _BLOCK // max(1, est.shape[1] * est.shape[2]))
     for start in range(0, first.size, step):  # blocks of pairs, each one batch
         a, b = first[start:start + step], second[start:start + step]
-        both, both_k = mask[a] & mask[b], mask_k[a] & mask_k[b]
+        both = mask[a] & mask[b]
+        near = tuple(part[a] for part in ties) if (both == mask[a]).all() else near_ties(ref[a], errors[a], both)
+        masks = [(mask[a], mask_k[a]), (mask[b], mask_k[b])]
         for out, sign in ((low, -1.0), (high, 1.0)):
-            resolved = resolve(ref[a], sign * (est[a] - est[b]), errors[a], both)
-            out[start:start + step] = (rows_coefficients(est[a], resolved, mask[a], methods, mask_k=mask_k[a])
-                                       - rows_coefficients(est[b], resolved, mask[b], methods, mask_k=mask_k[b]))
+            one, other = bounded([est[a], est[b]], masks, ref[a], near, sign * (est[a] - est[b]), both, methods)
+            out[start:start + step] = one - other
     return low, high

@@ -15,7 +15,8 @@ import scipy.stats as st
 import pdeval
 from pdeval.analysis.rankings.batched import batched
 from pdeval.analysis.rankings.intervals import auto_interval, bootstrap_table
-from pdeval.analysis.rankings.ties import NEAR, bound_replicates, gap_errors, pair_bound_replicates, resolve
+from pdeval.analysis.rankings.ties import (NEAR, bound_replicates, bounded, gap_errors, near_ties,
+                                          pair_bound_replicates, resolve)
 from pdeval.errors import PdevalWarning
 
 TOL = 1e-12
@@ -58,7 +59,7 @@ def test_resolve_hands_each_run_of_near_ties_its_values_in_the_score_order():
     errors = np.abs(rng.normal(0.1, 0.05, (3, 8, 8)))
     errors = (errors + errors.transpose(0, 2, 1)) / 2
     mask = rng.random((3, 8)) < 0.8
-    out = resolve(ref, score, errors, mask)
+    out = resolve(ref, near_ties(ref, errors, mask), score, mask)
     for g in range(3):
         for b in range(4):
             assert np.allclose(out[g, b], slow_resolve(ref[g, b], score[g, b], errors[g], mask[g]), atol=TOL)
@@ -97,6 +98,12 @@ def test_bound_replicates_hold_the_replicates_and_match_a_loop_over_pairs():
                 assert np.allclose(got[p, r], want, atol=TOL)
     again = bound_replicates(sides["est"], sides["ref"], sides["errors"], sides["mask"], sides["mask_k"], methods)
     assert np.allclose(again[0], table.lower, atol=TOL) and np.allclose(again[1], table.upper, atol=TOL)
+    # a cutoff sorts only the top of the resolved reference; the same as resolving it all
+    whole = resolve(sides["ref"], sides["ties"], sides["est"], sides["mask"])
+    want = np.stack([batched(m, sides["est"].reshape(-1, 9), whole.reshape(-1, 9)) for m in methods], axis=-1)
+    fast, = bounded([sides["est"]], [(sides["mask"], sides["mask_k"])], sides["ref"], sides["ties"], sides["est"],
+                    sides["mask"], methods)
+    assert np.allclose(fast.reshape(-1, 3), want, atol=TOL) and np.allclose(fast, table.upper, atol=TOL)
 
 
 def test_the_bounds_interval_is_the_hull_widened_to_the_bounds_quantiles_and_auto_takes_it_for_cutoffs():
