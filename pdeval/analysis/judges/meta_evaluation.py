@@ -84,8 +84,7 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, the bounds over the
-        reference's near ties for the other cutoff coefficients such as ``tau_b@10``, else the hull).
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: the hull, for ``tau_b@10`` and the like the bounds).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

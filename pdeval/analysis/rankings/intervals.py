@@ -27,7 +27,7 @@ from pdeval.analysis.rankings.simex import coefficient_limits, debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
                                                  resampled_means, topic_cubes, topic_strata)
-from pdeval.analysis.rankings.ties import bound_replicates, gap_errors, pair_bound_replicates
+from pdeval.analysis.rankings.near_ties import bound_replicates, gap_errors, pair_bound_replicates
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.errors import PdevalWarning
@@ -131,7 +131,7 @@ def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=Non
     interval is the hull of the percentile and the moved ones; moved bounds stay within the
     coefficient's range ``limits`` (M, 2). ``sides``: the lower and upper replicates over the
     reference's near ties (..., M, B; NaN for methods without), whose low and high quantiles
-    widen the interval (:mod:`pdeval.analysis.rankings.ties`)."""
+    widen the interval (:mod:`pdeval.analysis.rankings.near_ties`)."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
         bca = interval_levels(point, boot, jack, confidence, constants)
@@ -242,10 +242,9 @@ def correlation_intervals(
     one; ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987), ``"simex"`` (moved by the attenuation that
     simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
     (holding the percentile and SIMEX ones), ``"bounds"`` (the hull widened to the coefficient's bounds over the
-    reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.ties`) or ``"auto"``:
-    SIMEX for ``pearson`` and ``rms``, the bounds for the other cutoff coefficients (``"tau_b@10"``), the hull for
-    the other rank coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM
-    judges").
+    reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.near_ties`) or
+    ``"auto"``: the bounds for a cutoff rank coefficient (``"tau_b@10"``), the hull otherwise, the choice that
+    reached the nominal coverage in the guide's simulation ("LLM judges").
     ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
@@ -276,8 +275,8 @@ def correlation_intervals(
     confidence : float, default 0.95
         Coverage of the intervals.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        The bootstrap interval (``"auto"``: SIMEX for pearson and rms, the bounds over near ties for the other
-        cutoff coefficients, the hull of the percentile and SIMEX intervals otherwise).
+        The bootstrap interval (``"auto"``: the bounds over near ties for a cutoff rank coefficient, the hull of
+        the percentile and SIMEX intervals otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False

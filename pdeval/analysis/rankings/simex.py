@@ -24,7 +24,7 @@ loop over resamples or levels. The SIMEX interval is the percentile interval shi
 "hull" interval is the smallest interval holding both the percentile and the SIMEX intervals. A pair of
 near-tied systems that the sample's noise already flips at random lies beyond any line's reach (the
 curve is flat from the sample's noise on): for cutoff coefficients, where each pair weighs much, the
-interval "bounds" of :mod:`pdeval.analysis.rankings.ties` covers it.
+interval "bounds" of :mod:`pdeval.analysis.rankings.near_ties` covers it.
 """
 
 from __future__ import annotations

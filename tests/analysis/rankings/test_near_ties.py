@@ -1,4 +1,4 @@
-"""Tests of the bounds over the reference's near ties (pdeval.analysis.rankings.ties): the standard
+"""Tests of the bounds over the reference's near ties (pdeval.analysis.rankings.near_ties): the standard
 errors, the resolved orders and the bound replicates against slow obvious loops; and a seeded
 simulation with a known truth in which the paired difference of a cutoff coefficient is biased by
 near ties, so the hull interval covers it significantly less than 95 % and the bounds interval
@@ -15,7 +15,7 @@ import scipy.stats as st
 import pdeval
 from pdeval.analysis.rankings.batched import batched
 from pdeval.analysis.rankings.intervals import auto_interval, bootstrap_table
-from pdeval.analysis.rankings.ties import (NEAR, bound_replicates, bounded, gap_errors, near_ties,
+from pdeval.analysis.rankings.near_ties import (NEAR, bound_replicates, bounded, gap_errors, near_ties,
                                           pair_bound_replicates, resolve)
 from pdeval.errors import PdevalWarning
 
