@@ -167,7 +167,7 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _p_values(point, boot, jack, use_bca, shift, hull, limits, sides=None) -> np.ndarray:
     """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
-    interval (the same construction: percentile, BCa, SIMEX or hull) excludes 0, found by bisection for
+    interval (the same construction: percentile, BCa, SIMEX, hull or bounds) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
     ordered = np.sort(boot, axis=-1)
     sides = None if sides is None else tuple(np.sort(side, axis=-1) for side in sides)
