@@ -83,8 +83,8 @@ def compare_judges(
         How many times the topics are resampled.
     confidence : float, default 0.95
         The intervals' coverage.
-    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: SIMEX for pearson and rms, else the hull).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: the hull, for ``tau_b@10`` and the like the bounds).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

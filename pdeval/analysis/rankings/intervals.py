@@ -26,7 +26,8 @@ from pdeval.analysis.rankings.coefficients import METHOD
 from pdeval.analysis.rankings.simex import coefficient_limits, debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
-                                                 topic_cubes, topic_strata)
+                                                 resampled_means, topic_cubes, topic_strata)
+from pdeval.analysis.rankings.near_ties import bound_replicates, gap_errors, pair_bound_replicates
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.errors import PdevalWarning
@@ -34,9 +35,10 @@ from pdeval.frames.domains import Frame
 
 __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
-INTERVALS = ("auto", "percentile", "bca", "simex", "hull")
+INTERVALS = ("auto", "percentile", "bca", "simex", "hull", "bounds")
 
-#: coefficients that are smooth functions of the means: SIMEX under interval="auto" (the others: the hull)
+#: coefficients that are smooth functions of the means: their cutoff versions take the hull under interval="auto"
+#: (the other cutoff coefficients the bounds over the reference's near ties)
 SMOOTH = ("pearson", "rms")
 
 _COMMON = dict(
@@ -55,7 +57,10 @@ class Replicates:
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
     method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
     of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method,
-    and each method's range ``limits`` (M, 2)."""
+    and each method's range ``limits`` (M, 2); for the methods of ``bounded`` (M) the (G, B, M)
+    ``lower`` and ``upper`` replicates over the reference's near ties (NaN elsewhere) and what a
+    pair needs for its own (``sides``: the resampled leaderboards and the gaps' standard errors).
+    """
 
     keys: pd.DataFrame
     by: list
@@ -70,6 +75,10 @@ class Replicates:
     shift: np.ndarray
     hull: np.ndarray
     limits: np.ndarray
+    bounded: np.ndarray
+    lower: Optional[np.ndarray] = None
+    upper: Optional[np.ndarray] = None
+    sides: Optional[dict] = None
 
 
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
@@ -85,25 +94,44 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
     point = rows_coefficients(aligned.est, aligned.ref, aligned.mask, methods, mask_k=both)
     rng, strata = generator(seed), topic_strata(cubes)
     weights = bootstrap_weights(cubes.topics.size, n_resamples, rng, strata)
-    boot = replicates(cubes, aligned, weights, methods, fill_value, missing == "fill")
-    chosen = np.array([interval if interval != "auto" else "simex" if parse_method(m)[0] in SMOOTH else "hull"
-                       for m in methods])
+    est, ref = resampled_means(cubes, aligned, weights, fill_value, missing == "fill")
+    boot = rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
+    chosen = np.array([auto_interval(m) if interval == "auto" else interval for m in methods])
     use_bca = (chosen == "bca") & (cubes.topics.size > 1)
-    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull")), methods, fill_value,
+    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull", "bounds")), methods, fill_value,
                             missing == "fill", rng, strata)
     jack = None
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
-    return Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                      cubes.topics.size, fixed, shift, chosen == "hull", coefficient_limits(methods))
+    table = Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
+                       cubes.topics.size, fixed, shift, np.isin(chosen, ("hull", "bounds")), coefficient_limits(methods),
+                       chosen == "bounds")
+    if table.bounded.any():
+        picked = [m for m, keep in zip(methods, table.bounded) if keep]
+        errors = gap_errors(cubes.ref)[aligned.ref_row]
+        table.lower, table.upper = np.full(boot.shape, np.nan), np.full(boot.shape, np.nan)
+        table.lower[..., table.bounded], table.upper[..., table.bounded], ties = bound_replicates(
+            est, ref, errors, aligned.mask, both, picked)
+        table.sides = dict(est=est, ref=ref, errors=errors, mask=aligned.mask, mask_k=both, methods=picked, ties=ties)
+    return table
 
 
-def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None):
+def auto_interval(method: str) -> str:
+    """``interval="auto"``'s choice for a method: the bounds over the reference's near ties for a
+    cutoff rank coefficient (``tau_b@10``), the hull of the percentile and SIMEX intervals otherwise."""
+    base, k = parse_method(method)
+    return "hull" if k is None or base in SMOOTH else "bounds"
+
+
+def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None,
+            sides=None):
     """(..., 2) interval bounds of the replicates ``boot`` (last axis) around ``point``
     (..., M): BCa for the methods of ``use_bca``, percentile for the others; where ``shift``
     (..., M) is finite the interval moves by it (SIMEX), and for the methods of ``hull`` the
     interval is the hull of the percentile and the moved ones; moved bounds stay within the
-    coefficient's range ``limits`` (M, 2)."""
+    coefficient's range ``limits`` (M, 2). ``sides``: the lower and upper replicates over the
+    reference's near ties (..., M, B; NaN for methods without), whose low and high quantiles
+    widen the interval (:mod:`pdeval.analysis.rankings.near_ties`)."""
     levels = interval_levels(point, boot, None, confidence)
     if use_bca.any():
         bca = interval_levels(point, boot, jack, confidence, constants)
@@ -114,7 +142,19 @@ def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=Non
     moved = np.where(np.isfinite(shift)[..., None], np.clip(bounds + shift[..., None], limits[:, 0:1], limits[:, 1:]),
                      bounds)
     hulled = np.stack([np.minimum(bounds[..., 0], moved[..., 0]), np.maximum(bounds[..., 1], moved[..., 1])], axis=-1)
-    return np.where(hull[:, None], hulled, moved)
+    out = np.where(hull[:, None], hulled, moved)
+    if sides is None:
+        return out
+    base = interval_levels(point, boot, None, confidence)
+    low, high = quantiles(sides[0], base, ordered=ordered)[..., 0], quantiles(sides[1], base, ordered=ordered)[..., 1]
+    return np.stack([np.fmin(out[..., 0], low), np.fmax(out[..., 1], high)], axis=-1)
+
+
+def _spread(picked: np.ndarray, bounded: np.ndarray) -> np.ndarray:
+    """(..., M) array of the (..., M') values of the ``bounded`` methods, NaN for the others."""
+    out = np.full((*picked.shape[:-1], bounded.size), np.nan)
+    out[..., bounded] = picked
+    return out
 
 
 def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -125,17 +165,18 @@ def _pairs(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return both["_g"].to_numpy(np.int64), both["_g_other"].to_numpy(np.int64)
 
 
-def _p_values(point, boot, jack, use_bca, shift, hull, limits) -> np.ndarray:
+def _p_values(point, boot, jack, use_bca, shift, hull, limits, sides=None) -> np.ndarray:
     """Two-sided p-value of a zero difference: the smallest ``1 - confidence`` at which the
-    interval (the same construction: percentile, BCa, SIMEX or hull) excludes 0, found by bisection for
+    interval (the same construction: percentile, BCa, SIMEX, hull or bounds) excludes 0, found by bisection for
     every row at once (at least ``1 / n_resamples``; 1 when even the narrowest interval holds 0)."""
     ordered = np.sort(boot, axis=-1)
+    sides = None if sides is None else tuple(np.sort(side, axis=-1) for side in sides)
     constants = bca_constants(point, boot, jack) if use_bca.any() else None
     low, high = np.zeros(point.shape), np.ones(point.shape)
     for _ in range(32):  # bisection steps, each over every (pair, method) at once
         alpha = (low + high) / 2.0
         bounds = _bounds(point, ordered, jack, 1.0 - alpha, use_bca, ordered=True, constants=constants, shift=shift,
-                         hull=hull, limits=limits)
+                         hull=hull, limits=limits, sides=sides)
         excluded = (bounds[..., 0] > 0) | (bounds[..., 1] < 0)
         high, low = np.where(excluded, alpha, high), np.where(excluded, low, alpha)
     count = np.maximum(np.isfinite(boot).sum(axis=-1), 1)
@@ -152,7 +193,12 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     jack_d = None if table.jack is None else np.moveaxis(table.jack[first] - table.jack[second], 1, -1)
     shift_d = table.shift[first] - table.shift[second]
     limits = np.stack([table.limits[:, 0] - table.limits[:, 1], table.limits[:, 1] - table.limits[:, 0]], axis=-1)
-    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull, limits=limits)
+    sides = None
+    if table.sides is not None:
+        picked = pair_bound_replicates(**table.sides, first=first, second=second)
+        sides = tuple(np.moveaxis(_spread(side, table.bounded), 1, -1) for side in picked)
+    bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull, limits=limits,
+                     sides=sides)
     n_methods = len(methods)
     out = keys.loc[np.repeat(first, n_methods), ["measure", *by_list]].reset_index(drop=True)
     other = keys.loc[np.repeat(second, n_methods), by_list].reset_index(drop=True)
@@ -165,7 +211,7 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out["difference"] = diff.ravel()
     out["difference_debiased"] = (table.debiased[first] - table.debiased[second]).ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull, limits).ravel()
+    out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull, limits, sides).ravel()
     out["n_topics"] = np.int64(table.n_topics)
     return out
 
@@ -195,8 +241,10 @@ def correlation_intervals(
     Bootstrap*, 1993). Topic noise swaps near-tied systems, so the sample coefficient lies below the population
     one; ``interval``: ``"percentile"``, ``"bca"`` (Efron 1987), ``"simex"`` (moved by the attenuation that
     simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
-    (holding the percentile and SIMEX ones) or ``"auto"``: SIMEX for ``pearson`` and ``rms``, the hull for the rank
-    coefficients, the choice that reached the nominal coverage in the guide's simulation ("LLM judges").
+    (holding the percentile and SIMEX ones), ``"bounds"`` (the hull widened to the coefficient's bounds over the
+    reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.near_ties`) or
+    ``"auto"``: the bounds for a cutoff rank coefficient (``"tau_b@10"``), the hull otherwise, the choice that
+    reached the nominal coverage in the guide's simulation ("LLM judges").
     ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
@@ -226,9 +274,9 @@ def correlation_intervals(
         Topic resamples.
     confidence : float, default 0.95
         Coverage of the intervals.
-    interval : {'auto', 'percentile', 'bca', 'simex', 'hull'}, default 'auto'
-        The bootstrap interval (``"auto"``: SIMEX for pearson and rms, the hull of the percentile and SIMEX
-        intervals otherwise).
+    interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
+        The bootstrap interval (``"auto"``: the bounds over near ties for a cutoff rank coefficient, the hull of
+        the percentile and SIMEX intervals otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False
@@ -273,8 +321,9 @@ def correlation_intervals(
 def _group_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     """One row per group and method: the value, its SIMEX estimate and its interval."""
     jack = None if table.jack is None else np.moveaxis(table.jack, 1, -1)
+    sides = None if table.lower is None else (np.moveaxis(table.lower, 1, -1), np.moveaxis(table.upper, 1, -1))
     bounds = _bounds(table.point, np.moveaxis(table.boot, 1, -1), jack, confidence, table.use_bca, shift=table.shift,
-                     hull=table.hull, limits=table.limits)
+                     hull=table.hull, limits=table.limits, sides=sides)
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()

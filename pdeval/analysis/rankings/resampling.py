@@ -29,8 +29,8 @@ from pdeval.analysis.rankings.alignment import Aligned, sorted_names
 from pdeval.analysis.rankings.batched import rows_coefficients
 from pdeval.frames.canonical import as_result
 
-__all__ = ["Cubes", "bca_constants", "bootstrap_weights", "interval_levels", "quantiles", "replicates", "topic_cubes",
-           "topic_strata"]
+__all__ = ["Cubes", "bca_constants", "bootstrap_weights", "interval_levels", "quantiles", "replicates",
+           "resampled_means", "topic_cubes", "topic_strata"]
 
 
 @dataclass
@@ -117,6 +117,14 @@ def _means(weights: np.ndarray, cube: np.ndarray) -> np.ndarray:
 def replicates(cubes: Cubes, aligned: Aligned, weights: np.ndarray, methods: list[str], fill_value: float,
                fill: bool) -> np.ndarray:
     """(G, B, M) coefficients of every group on every weighting of the topics."""
+    est, ref = resampled_means(cubes, aligned, weights, fill_value, fill)
+    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
+    return rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
+
+
+def resampled_means(cubes: Cubes, aligned: Aligned, weights: np.ndarray, fill_value: float,
+                    fill: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(G, B, S) leaderboards of every group and of its reference on every weighting of the topics."""
     est = _means(weights, cubes.est)
     ref = _means(weights, cubes.ref)[aligned.ref_row]
     only_ref = aligned.mask & ~np.isfinite(aligned.est_raw) if fill else np.zeros_like(aligned.mask)
@@ -124,8 +132,7 @@ def replicates(cubes: Cubes, aligned: Aligned, weights: np.ndarray, methods: lis
     # a system whose resample drew none of its topics keeps its full-data mean
     est = np.where(np.isnan(est), aligned.est[:, None, :], est)
     ref = np.where(np.isnan(ref), aligned.ref[:, None, :], ref)
-    both = np.isfinite(aligned.est_raw) & np.isfinite(aligned.ref)
-    return rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
+    return est, ref
 
 
 def quantiles(values: np.ndarray, levels: np.ndarray, ordered: bool = False) -> np.ndarray:

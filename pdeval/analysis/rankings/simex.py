@@ -21,7 +21,10 @@ The three levels are computed as one batch of leaderboards ``W @ X / W @ P`` (th
 are resamples of all levels, :func:`pdeval.analysis.rankings.resampling.bootstrap_weights`), no
 loop over resamples or levels. The SIMEX interval is the percentile interval shifted by
 ``debiased - mean(replicates)``; since the extrapolation is a model (a line in ``lambda``), the
-"hull" interval is the smallest interval holding both the percentile and the SIMEX intervals.
+"hull" interval is the smallest interval holding both the percentile and the SIMEX intervals. A pair of
+near-tied systems that the sample's noise already flips at random lies beyond any line's reach (the
+curve is flat from the sample's noise on): for cutoff coefficients, where each pair weighs much, the
+interval "bounds" of :mod:`pdeval.analysis.rankings.near_ties` covers it.
 """
 
 from __future__ import annotations
