@@ -189,12 +189,9 @@ def estimate(
         Bootstrap: σ of a run effect on the log-odds of each unjudged document's relevant share
         ``s`` (one ``z`` per run and resample): ``logit s' = logit s + shift + c + spread·z``, ``c``
         keeping ``E[s'] = expit(logit s + shift)`` (:mod:`~pdeval.analysis.estimates.run_effects`).
-        'auto': the (shift, σ) a leave-one-collection-out study chose for the prior; for ``"run"``
-        (-0.25, 3.0) its 95 % intervals of run means covered 92.1 % (TREC DL 2021 nDCG@10, RBP@10) to
-        100 % of the runs on every held-out collection and measure, with an error below or within noise
-        of the condensed value's, but on a collection the study never saw (SynDL's GPT-4 labels of other
-        DL 2021 queries) only 77.8 % (nDCG@10) and 74.6 % (RBP@10); ``attrs["coverage"]`` carries both.
-        0 (and ``shift`` 0): Fröbe et al. (31–66 %).
+        'auto': the (shift, σ) a leave-one-collection-out study chose for the prior; for ``"run"`` (-0.25, 3.0)
+        its 95 % intervals of run means covered 92–100 % of the runs on every held-out collection and measure,
+        but 75–78 % (nDCG@10, RBP@10) on one never seen (``attrs["coverage"]``). 0: Fröbe et al. (31–66 %).
     shift : float, optional
         Bootstrap: μ, the mean log-odds shift of the unjudged documents' relevant share (< 0: less
         often relevant than the prior says). None: the study's μ with ``spread='auto'``, else 0.
@@ -243,8 +240,8 @@ def estimate(
         ``unlabelled`` and ``lam`` (λ); with ``baseline``, a ``baseline`` column and
         differences in place of means; with ``strata``, a ``strata`` column (K) and ``lam``
         the strata's λ_k averaged with the weights w_k. Bootstrap ``attrs``: ``prior``, ``shift``,
-        ``spread``, ``coverage`` (the default's, measured by that study: one record per collection and
-        measure, ``check`` "held out" or "never seen"), ``coverage_reached`` (every record >= 0.90).
+        ``spread``, ``coverage`` (the default's, per collection and measure, ``check`` "held out" or "never
+        seen"), ``coverage_reached`` (every record >= 0.90).
 
     Raises
     ------
