@@ -99,7 +99,7 @@ DEFAULT_DATA = {
     "estimates": "clef2015, trec-dl21, LLMJudge DL 2023",
     "ties": "clef2015, clef2016, clef2018-full, trec-dl21",
     "llm_judges": "trec-dl21, LLMJudge DL 2023, TREC RAG 2025",
-    "calibration": "clef2015, clef2016, clef2018-full, trec-dl21 (left out in turn); CLEF 2018 partial qrels",
+    "calibration": "clef2015, clef2016, clef2018-full, trec-dl21 (left out in turn); CLEF 2018 partial qrels; SynDL DL 2021 (never seen)",
 }
 
 
