@@ -94,17 +94,14 @@ def load(name: str):
         qrels = pdeval.read_qrels(folder / "qrels.txt")
         team = (lambda run: run.split("_EN_")[0]) if name == "CLEF 2016" else (lambda run: run.split("__")[0])
         pooled = list(runs["run"].unique())
-    elif name == "TREC DL 2021":
+    elif name in ("TREC DL 2021", UNSEEN):
         folder = DATA / "trec-dl21"
         runs = pdeval.read_run(sorted((folder / "runs").glob("*.gz")))
         qrels = pdeval.read_qrels(folder / "qrels-pass.dl21.human.txt")
-        team, pooled = _team21, list(runs["run"].unique())
-    elif name == UNSEEN:  # SynDL's GPT-4 labels of the depth-10 pool of every run, on the other 424 queries
-        folder = DATA / "trec-dl21"
-        runs = pdeval.read_run(sorted((folder / "runs").glob("*.gz")))
-        qrels = pdeval.read_qrels(folder / "gpt4_judgments" / "gpt4_judgments_dl2021_processed.txt")
-        human = set(pdeval.read_qrels(folder / "qrels-pass.dl21.human.txt")["query_id"].astype(str))
-        qrels = qrels[~qrels["query_id"].astype(str).isin(human)].reset_index(drop=True)  # disjoint: a guard
+        if name == UNSEEN:  # SynDL's GPT-4 labels of the depth-10 pool of every run, on the other 424 queries
+            human = set(qrels["query_id"].astype(str))
+            qrels = pdeval.read_qrels(folder / "gpt4_judgments" / "gpt4_judgments_dl2021_processed.txt")
+            qrels = qrels[~qrels["query_id"].astype(str).isin(human)].reset_index(drop=True)  # disjoint: a guard
         team, pooled = _team21, list(runs["run"].unique())
     else:
         raise ValueError(f"unknown collection {name!r}")
