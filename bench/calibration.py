@@ -189,7 +189,7 @@ def one_team(runs, qrels, fewer, team_of, team, pooled, n_resamples):
     """(truth and condensed value per run and measure, {prior: cache}) of one left-out team."""
     import pdeval
 
-    mine = runs[runs["run"].map(team_of) == team]
+    mine = runs[runs["run"].isin([n for n in runs["run"].unique() if team_of(n) == team])]
     complete = pdeval.evaluate(mine, qrels, "Judged@10").query("value == 1")[["run", "query_id"]]
     mine = mine.merge(complete, on=["run", "query_id"])
     judged = pdeval.evaluate(mine, fewer, "Judged@10").groupby("run")["value"].mean()
@@ -227,7 +227,7 @@ def prepare(collections, teams_limit=None):
         start = time.perf_counter()
         runs, qrels, team_of, pooled = load(name)
         top = pdeval.rank_run(runs[runs["run"].isin(pooled)], depth=DEPTH)
-        top["team"] = top["run"].map(team_of)
+        top["team"] = top["run"].map({n: team_of(n) for n in top["run"].unique()})
         fewer_of = left_out_qrels(top, qrels)
         teams = sorted(fewer_of)[:teams_limit] if teams_limit else sorted(fewer_of)
         for team in teams:

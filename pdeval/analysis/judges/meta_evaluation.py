@@ -138,7 +138,8 @@ def compare_judges(
 def _grouped(frame: pd.DataFrame, system: str, group) -> pd.DataFrame:
     """``frame`` with the ``group`` of each system; a system without one is refused by name."""
     names = frame[system].astype(str)
-    groups = names.map(group) if callable(group) else names.map({str(k): v for k, v in group.items()})
+    lookup = {n: group(n) for n in names.unique()} if callable(group) else {str(k): v for k, v in group.items()}
+    groups = names.map(lookup)  # a callable is called once per system, not once per row
     lacking = sorted(names[groups.isna()].unique())
     if lacking:
         raise SchemaError(f"compare_judges(): {len(lacking)} system(s) have no group in group= ({lacking[:5]}): give "
