@@ -355,14 +355,16 @@ def snapshot_check(n_resamples, truths=("final", "own"), **options) -> pd.DataFr
                       spread=attrs["spread"], judged_at_10=out["run"].map(judged))
 
 
-def unseen_check(n_resamples, names=(UNSEEN,)) -> pd.DataFrame:
-    """Out of the study: every prior at the (μ, σ) ``spread="auto"`` gives it (``run_effects.SETTINGS``,
-    chosen on the four study collections) on collections the study never saw, each team left out
-    of their depth-10 pool in turn as in the study. One row per run, measure and prior."""
+def unseen_check(n_resamples, names=(UNSEEN,), chosen=None) -> pd.DataFrame:
+    """Out of the study: every prior at the (μ, σ) ``spread="auto"`` gives it (``chosen``: {prior:
+    (μ, σ)} chosen on the four study collections; ``run_effects.SETTINGS`` if None) on collections
+    the study never saw, each team left out of their depth-10 pool in turn as in the study. One row
+    per run, measure and prior."""
     from pdeval.analysis.estimates import run_effects
 
     teams = prepare(list(names))
-    settings = {p: [run_effects.SETTINGS[p]] for p in PRIORS if p in run_effects.SETTINGS}
+    chosen = run_effects.SETTINGS if chosen is None else chosen
+    settings = {p: [chosen[p]] for p in PRIORS if p in chosen}
     return scored(teams, {name: settings for name in names}, n_resamples)
 
 
@@ -425,7 +427,8 @@ def main() -> None:
     grid.to_csv(f"{args.out}_grid.csv", index=False)
     choices.to_csv(f"{args.out}_choices.csv", index=False)
     picked = {h: chosen_prior(grid, choices, h) for h in [*held["collection"].unique(), "(all)"]}
-    unseen = None if args.fast else coverage_table(unseen_check(args.resamples))
+    on_all = {c["prior"]: (c["shift"], c["spread"]) for _, c in choices[choices["held_out"] == "(all)"].iterrows()}
+    unseen = None if args.fast else coverage_table(unseen_check(args.resamples, chosen=on_all))
     code = settings_code(held, choices, picked["(all)"], unseen)
     columns = ["collection", "measure", "prior", "shift", "spread", "runs", "unjudged_at_10", "coverage", "width", "mae",
                "mae_condensed",
@@ -440,7 +443,9 @@ def main() -> None:
         f.write("## The tables of `run_effects`\n\n```python\n" + code + "\n```\n\n")
         if not args.fast:  # out of the study: CLEF 2018's partial qrels, scored with estimate's defaults
             snapshot = pd.concat([coverage_table(g).assign(truth_is=t)
-                                  for t, g in snapshot_check(args.resamples).groupby("truth_is")], ignore_index=True)
+                                  for t, g in snapshot_check(args.resamples, prior="run", shift=on_all["run"][0],
+                                                             spread=on_all["run"][1]).groupby("truth_is")],
+                                 ignore_index=True)
             f.write("## Out of the study: CLEF 2018's partial qrels, estimate's defaults\n\n"
                     + snapshot[["truth_is"] + columns[1:]].round(4).to_markdown(index=False) + "\n\n")
             f.write(f"## Out of the study: {UNSEEN} (GPT-4 labels of other topics), each prior at its `spread='auto'`"

@@ -186,12 +186,12 @@ def estimate(
     smoothing : float, default 1.0
         Add-``smoothing`` counts of the calibration table (``method="labels"``).
     spread : 'auto' or float, default 'auto'
-        Bootstrap: σ of a run effect on the log-odds of each unjudged document's relevant share
-        ``s`` (one ``z`` per run and resample): ``logit s' = logit s + shift + c + spread·z``, ``c``
-        keeping ``E[s'] = expit(logit s + shift)`` (:mod:`~pdeval.analysis.estimates.run_effects`).
-        'auto': the (shift, σ) a leave-one-collection-out study chose for the prior; for ``"run"`` (-0.25, 3.0)
-        its 95 % intervals of run means covered 92–100 % of the runs on every held-out collection and measure,
-        but 75–78 % (nDCG@10, RBP@10) on one never seen (``attrs["coverage"]``). 0: Fröbe et al. (31–66 %).
+        Bootstrap: σ of a run effect on the log-odds of each unjudged document's grade shares ``S_g = P(grade >= g)``
+        (one ``z`` per run and resample, for every threshold): ``logit S'_g = logit S_g + c + spread·z``, ``c`` keeping
+        ``E[S'_g] = S_g``, after ``shift`` (:mod:`~pdeval.analysis.estimates.run_effects`). 'auto': the (shift, σ)
+        a leave-one-collection-out study chose for the prior; for ``"run"`` (-0.25, 3.0) its 95 % intervals of run
+        means covered 95–100 % of the runs on every held-out collection and measure and all on one never seen
+        (``attrs["coverage"]``). 0: Fröbe et al. (31–66 %).
     shift : float, optional
         Bootstrap: μ, the mean log-odds shift of the unjudged documents' relevant share (< 0: less
         often relevant than the prior says). None: the study's μ with ``spread='auto'``, else 0.

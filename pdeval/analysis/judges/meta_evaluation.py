@@ -84,7 +84,7 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: the hull, for ``tau_b@10`` and the like the bounds).
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: the bounds for ``tau_b@10``, ``tau_gap``, ..., else the hull).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

@@ -40,6 +40,9 @@ INTERVALS = ("auto", "percentile", "bca", "simex", "hull", "bounds")
 #: coefficients that are smooth functions of the means: their cutoff versions take the hull under interval="auto"
 #: (the other cutoff coefficients the bounds over the reference's near ties)
 SMOOTH = ("pearson", "rms")
+#: head-weighted rank coefficients: the bounds under interval="auto" (their weight sits on the few pairs at the
+#: top of the reference, as a cutoff's does)
+HEAD_WEIGHTED = ("tau_ap", "tau_ap_b", "tau_gap")
 
 _COMMON = dict(
     result=Frame("result"), reference=Nullable(Frame("result")),
@@ -118,9 +121,10 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
 
 def auto_interval(method: str) -> str:
     """``interval="auto"``'s choice for a method: the bounds over the reference's near ties for a
-    cutoff rank coefficient (``tau_b@10``), the hull of the percentile and SIMEX intervals otherwise."""
+    cutoff or head-weighted rank coefficient (``tau_b@10``, ``tau_ap_b``, ``tau_gap``), the hull of the
+    percentile and SIMEX intervals otherwise."""
     base, k = parse_method(method)
-    return "hull" if k is None or base in SMOOTH else "bounds"
+    return "hull" if base in SMOOTH or (k is None and base not in HEAD_WEIGHTED) else "bounds"
 
 
 def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None,
@@ -243,8 +247,9 @@ def correlation_intervals(
     simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
     (holding the percentile and SIMEX ones), ``"bounds"`` (the hull widened to the coefficient's bounds over the
     reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.near_ties`) or
-    ``"auto"``: the bounds for a cutoff rank coefficient (``"tau_b@10"``), the hull otherwise, the choice that
-    reached the nominal coverage in the guide's simulation ("LLM judges").
+    ``"auto"``: the bounds for a cutoff or head-weighted rank coefficient (``"tau_b@10"``, ``"tau_ap_b"``,
+    ``"tau_gap"``), the hull otherwise, the choice that reached the nominal coverage in the guide's simulation
+    ("LLM judges").
     ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
@@ -275,8 +280,8 @@ def correlation_intervals(
     confidence : float, default 0.95
         Coverage of the intervals.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        The bootstrap interval (``"auto"``: the bounds over near ties for a cutoff rank coefficient, the hull of
-        the percentile and SIMEX intervals otherwise).
+        The bootstrap interval (``"auto"``: the bounds over near ties for a cutoff or head-weighted rank
+        coefficient, the hull of the percentile and SIMEX intervals otherwise).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False

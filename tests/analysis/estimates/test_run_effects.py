@@ -42,9 +42,44 @@ def test_one_z_per_run_and_resample_shared_by_its_rows():
     np.testing.assert_allclose(z[:, 2], z[:, 3], atol=1e-8)
     assert abs(np.corrcoef(z[:, 0], z[:, 2])[0, 1]) < 0.1  # the runs' draws are independent
     assert abs(z.std() - 1.0) < 0.05 and abs(z.mean()) < 0.05
-    # the relevant grades keep their proportions; every row sums to 1
-    np.testing.assert_allclose(drawn[:, :, 1] / drawn[:, :, 2], np.broadcast_to(BASE[:, 1] / BASE[:, 2], (2000, 4)))
+    # the same z moves the other threshold, P(grade >= 2) of the μ-shifted prior (the relevant grades in
+    # their proportions), on the log-odds scale; every row sums to 1
+    top = logit(BASE[:, 2] * expit(logit(share) - 0.3) / share)
+    z_top = (logit(drawn[:, :, 2]) - top - run_effects.centring(top, 0.5)) / 0.5
+    np.testing.assert_allclose(z_top, z, atol=1e-8)
     np.testing.assert_allclose(drawn.sum(axis=2), 1.0, atol=1e-12)
+
+
+def test_a_run_that_meets_fewer_relevant_documents_meets_lower_grades_too():
+    """Every threshold moves by one z: for z < 0 the top grade's part of the relevant share falls
+    (a proportional-odds shift), for z > 0 it rises; μ alone keeps the relevant grades' proportions;
+    with one relevant grade the model is the binary one."""
+    base = np.array([[0.4, 0.3, 0.3]])
+    low = run_effects.shifted(base, 0.0, 0.0, np.array([-2.0]))
+    high = run_effects.shifted(base, 0.0, 0.0, np.array([2.0]))
+    top_part = lambda p: p[..., 2] / p[..., 1:].sum(axis=-1)  # noqa: E731
+    assert top_part(low)[0] < 0.5 < top_part(high)[0]
+    np.testing.assert_allclose(low[0, 1:].sum(), expit(logit(0.6) - 2.0))
+    np.testing.assert_allclose(low[0, 2], expit(logit(0.3) - 2.0))
+    moved = run_effects.shifted(base, -1.0, 0.0, 0.0)
+    np.testing.assert_allclose(moved[0, 1:], base[0, 1:] * expit(logit(0.6) - 1.0) / 0.6)
+    binary = run_effects.shifted(np.array([[0.4, 0.6]]), -0.5, 1.0, np.array([0.7]))
+    want = expit(logit(0.6) - 0.5 + run_effects.centring(np.array([logit(0.6) - 0.5]), 1.0) + 0.7)
+    np.testing.assert_allclose(binary[0], [1 - want[0], want[0]])
+
+
+@pytest.mark.parametrize("sigma", [0.5, 2.0])
+def test_every_cumulative_share_has_the_mean_it_claims(sigma):
+    """E[P'(grade >= g)] = P_μ(grade >= g) at every threshold, P_μ the prior with its relevant share moved
+    to expit(logit s + μ) in the grades' proportions: Monte Carlo within 4 SE."""
+    effect = run_effects.with_spread(BASE, np.arange(len(BASE)), sigma, -0.5)
+    drawn = effect.draw(40000, np.random.default_rng(3))
+    tails = np.cumsum(drawn[:, :, :0:-1], axis=2)[:, :, ::-1]  # P'(>= 1), P'(>= 2)
+    share = 1.0 - BASE[:, 0]
+    prior = BASE[:, 1:] * (expit(logit(share) - 0.5) / share)[:, None]
+    want = np.cumsum(prior[:, ::-1], axis=1)[:, ::-1]
+    se = tails.std(axis=0) / np.sqrt(len(tails))
+    assert (np.abs(tails.mean(axis=0) - want) < 4 * se).all(), (tails.mean(axis=0), want, se)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])

@@ -119,6 +119,8 @@ def test_the_bounds_interval_is_the_hull_widened_to_the_bounds_quantiles_and_aut
     assert np.allclose(bounds["low"], np.minimum(hull["low"], low), atol=TOL)
     assert np.allclose(bounds["high"], np.maximum(hull["high"], high), atol=TOL)
     assert [auto_interval(m) for m in methods] == ["bounds", "hull", "hull", "hull"]
+    head = ["tau_ap_b", "tau_gap", "tau_ap", "tau_ap_b@10", "spearman", "rms@10"]
+    assert [auto_interval(m) for m in head] == ["bounds"] * 4 + ["hull"] * 2
     auto = pdeval.correlation_intervals(judges, human, **options)
     cut = (auto.method == "tau_b@5").to_numpy()
     assert np.allclose(auto.loc[cut, ["low", "high"]], bounds.loc[cut, ["low", "high"]], atol=TOL)
