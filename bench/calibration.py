@@ -443,8 +443,9 @@ def main() -> None:
         f.write("## The tables of `run_effects`\n\n```python\n" + code + "\n```\n\n")
         if not args.fast:  # out of the study: CLEF 2018's partial qrels, scored with estimate's defaults
             snapshot = pd.concat([coverage_table(g).assign(truth_is=t)
-                                  for t, g in snapshot_check(args.resamples, prior="run", shift=on_all["run"][0],
-                                                             spread=on_all["run"][1]).groupby("truth_is")],
+                                  for t, g in snapshot_check(args.resamples, prior=picked["(all)"],
+                                                             shift=on_all[picked["(all)"]][0],
+                                                             spread=on_all[picked["(all)"]][1]).groupby("truth_is")],
                                  ignore_index=True)
             f.write("## Out of the study: CLEF 2018's partial qrels, estimate's defaults\n\n"
                     + snapshot[["truth_is"] + columns[1:]].round(4).to_markdown(index=False) + "\n\n")

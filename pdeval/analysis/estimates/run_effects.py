@@ -83,7 +83,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from pdeval.analysis.estimates.label_priors import CalibrationEffect
 from pdeval.analysis.estimates.unique_priors import UnitEffect
@@ -171,13 +171,11 @@ def shifted(probabilities: np.ndarray, shift: float, spread: float, noise) -> np
     relevant = probabilities[..., 1:]
     share = np.clip(relevant.sum(axis=-1), 0.0, 1.0)
     if shift != 0:
-        with np.errstate(divide="ignore"):
-            moved = expit(np.log(share) - np.log1p(-share) + shift)
+        moved = expit(logit(share) + shift)
         inside = (share > 0) & (share < 1)
         relevant = relevant * np.divide(moved, share, out=np.ones_like(share), where=inside)[..., None]
     tail = np.clip(np.cumsum(relevant[..., ::-1], axis=-1)[..., ::-1], 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        centre = np.log(tail) - np.log1p(-tail)
+    centre = logit(tail)
     noise = np.asarray(noise, dtype=np.float64)
     moved = np.where((tail > 0) & (tail < 1), expit(centre + centring(centre, spread) + noise[..., None]), tail)
     # a + c_σ(a) increases with a, so the moved shares still fall with the grade
