@@ -293,7 +293,9 @@ def inf_ndcg(
     best gain first at ranks 1, 2, ... with discount 1/log2(1 + r); the script stops a gain's
     run once r reaches ``max_results`` but **every lower gain still adds one term past the cap**
     (in NIST's clinical copy, 12 of the 30 CDS 2015 topics are affected). ``variant``:
-    ``"clinical"`` rounds each R̂_g to the nearest integer (int(R̂_g + 0.5), NIST 2011);
+    ``"clinical"`` rounds each R̂_g to the nearest integer (int(R̂_g + 0.5), NIST 2011; R̂_g is
+    summed over the strata in the order of their names, as the script does, so an R̂_g that is
+    exactly x.5 may round down in one naming of the strata and up in another, in both);
     ``"trecvid"`` does not, so ranks after the first gain are fractional. Gains are ordered
     numerically (the script sorts the grade strings, which is the same for one-digit grades).
     Undefined (NaN; the script prints 0) when the ideal DCG is 0. {max_results}.
