@@ -84,7 +84,8 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: the bounds for ``tau_b@10``, ``tau_gap``, ..., else the hull).
+        As in :func:`pdeval.correlation_intervals` (``"auto"``: the bounds for ``tau_b@10``, ``tau_gap``, ...,
+        and for ``tau_b`` against a crowded reference, else the hull; the ``interval`` column says which).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional
@@ -93,10 +94,10 @@ def compare_judges(
     Returns
     -------
     pandas.DataFrame
-        ``pairs=False``: ``measure, label_set[, group], method, value, debiased, low, high, n_runs,
-        n_topics`` (``value`` the sample coefficient, ``debiased`` its SIMEX estimate).
+        ``pairs=False``: ``measure, label_set[, group], method, value, debiased, low, high, interval,
+        n_runs, n_topics`` (``value`` the sample coefficient, ``debiased`` its SIMEX estimate).
         ``pairs=True``: ``measure, label_set, label_set_other, method, value, value_other,
-        difference, difference_debiased, low, high, p_value, n_topics``.
+        difference, difference_debiased, low, high, interval, p_value, n_topics``.
 
     Raises
     ------

@@ -62,15 +62,18 @@ def test_percentile_intervals_are_the_quantiles_and_repeat_with_the_seed():
     want = np.nanquantile(np.moveaxis(boot, 1, -1), [0.05, 0.95], axis=-1)
     assert np.allclose(out["low"], want[0].ravel(), atol=TOL) and np.allclose(out["high"], want[1].ravel(), atol=TOL)
     assert list(out.columns) == ["measure", "label_set", "reference", "method", "value", "debiased", "low", "high",
-                                 "n_runs", "n_topics"]
+                                 "interval", "n_runs", "n_topics"]
+    assert (out["interval"] == "percentile").all()
     assert out["debiased"].isna().all()  # no SIMEX under the percentile interval
     wide = pdeval.correlation_intervals(judges, human, methods="tau_b", n_resamples=300, seed=9, confidence=0.99,
                                         interval="percentile")
     auto = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
     simex = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9,
                                          interval="simex")
-    # "auto": the hull (a cutoff or head-weighted rank coefficient: the bounds, test_near_ties.py)
-    rank = (auto.method.map(auto_interval) == "hull").to_numpy()
+    # "auto": the hull (a cutoff or head-weighted rank coefficient, or tau on a crowded reference: the bounds,
+    # test_near_ties.py); each row names its choice
+    rank = (auto["interval"] == "hull").to_numpy()
+    assert (auto.loc[auto.method.map(auto_interval) == "bounds", "interval"] == "bounds").all()
     assert rank.sum() >= 2
     assert np.allclose(auto.loc[rank, "low"], np.minimum(out.loc[rank, "low"], simex.loc[rank, "low"]), atol=TOL)
     assert np.allclose(auto.loc[rank, "high"], np.maximum(out.loc[rank, "high"], simex.loc[rank, "high"]), atol=TOL)
