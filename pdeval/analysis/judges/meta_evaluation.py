@@ -84,8 +84,7 @@ def compare_judges(
     confidence : float, default 0.95
         The intervals' coverage.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        As in :func:`pdeval.correlation_intervals` (``"auto"``: the bounds for ``tau_b@10``, ``tau_gap``, ...,
-        and for ``tau_b`` against a crowded reference, else the hull; the ``interval`` column says which).
+        As in :func:`pdeval.correlation_intervals` (the ``interval`` column names the one each row took).
     seed : int, numpy.random.Generator or None, default 0
         The resamples' randomness.
     group : mapping or callable, optional

@@ -300,9 +300,7 @@ def correlation_intervals(
     confidence : float, default 0.95
         Coverage of the intervals.
     interval : {'auto', 'percentile', 'bca', 'simex', 'hull', 'bounds'}, default 'auto'
-        The bootstrap interval (``"auto"``: the bounds over near ties for a cutoff or head-weighted rank
-        coefficient and for Kendall's tau against a crowded reference, the hull of the percentile and SIMEX
-        intervals otherwise).
+        The bootstrap interval (``"auto"``: the bounds or the hull, as above).
     seed : int, numpy.random.Generator or None, default 0
         Randomness of the resamples.
     pairs : bool, default False
@@ -311,11 +309,10 @@ def correlation_intervals(
     Returns
     -------
     pandas.DataFrame
-        ``measure``, the ``by`` columns, ``reference``, ``method``, ``value``, ``debiased``,
-        ``low``, ``high``, ``interval`` (the one taken), ``n_runs``, ``n_topics``; with ``pairs``:
-        ``measure``, the ``by`` columns of A and of B (suffixed ``_other``), ``reference``,
-        ``method``, ``value``, ``value_other``, ``difference``, ``difference_debiased``, ``low``,
-        ``high``, ``interval``, ``p_value``, ``n_topics``.
+        ``measure``, the ``by`` columns, ``reference``, ``method``, ``value``, ``debiased``, ``low``, ``high``,
+        ``interval`` (the one taken), ``n_runs``, ``n_topics``; with ``pairs``: ``measure``, the ``by`` columns of A
+        and of B (suffixed ``_other``), ``reference``, ``method``, ``value``, ``value_other``, ``difference``,
+        ``difference_debiased``, ``low``, ``high``, ``interval``, ``p_value``, ``n_topics``.
 
     See Also
     --------
