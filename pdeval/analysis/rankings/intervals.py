@@ -27,7 +27,7 @@ from pdeval.analysis.rankings.simex import coefficient_limits, debiased
 from pdeval.analysis.rankings.correlation import compared_means, method_rows, n_runs_of
 from pdeval.analysis.rankings.resampling import (bca_constants, bootstrap_weights, interval_levels, quantiles, replicates,
                                                  resampled_means, topic_cubes, topic_strata)
-from pdeval.analysis.rankings.near_ties import CROWDED, bound_replicates, crowding, gap_errors, pair_bound_replicates
+from pdeval.analysis.rankings.near_ties import bound_replicates, gap_errors, pair_bound_replicates
 from pdeval.common.contract import Boolean, Choice, Integer, ListOf, Nullable, Real, Text, contract
 from pdeval.common.seeds import SEED, generator
 from pdeval.errors import PdevalWarning
@@ -37,17 +37,9 @@ __all__ = ["INTERVALS", "bootstrap_table", "correlation_intervals"]
 
 INTERVALS = ("auto", "percentile", "bca", "simex", "hull", "bounds")
 
-#: coefficients that are smooth functions of the means: their cutoff versions take the hull under interval="auto"
-#: (the other cutoff coefficients the bounds over the reference's near ties)
+#: coefficients that are smooth functions of the means: the hull under interval="auto" (every rank coefficient, on
+#: all systems or a cutoff, takes the bounds over the reference's near ties)
 SMOOTH = ("pearson", "rms")
-#: head-weighted rank coefficients: the bounds under interval="auto" (their weight sits on the few pairs at the
-#: top of the reference, as a cutoff's does)
-HEAD_WEIGHTED = ("tau_ap", "tau_ap_b", "tau_gap")
-#: Kendall's tau on all systems: the bounds under interval="auto" where the reference is crowded
-#: (:func:`pdeval.analysis.rankings.near_ties.crowding` above ``CROWDED``), the hull elsewhere; each pair counts as
-#: much as any other, so many near-tied neighbours bias it as a few bias a cutoff coefficient (Spearman's rho
-#: weighs a swap of neighbours by their squared rank difference, 1, and keeps the hull)
-CROWD_SENSITIVE = ("tau_a", "tau_b")
 
 _COMMON = dict(
     result=Frame("result"), reference=Nullable(Frame("result")),
@@ -65,10 +57,9 @@ class Replicates:
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
     method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
     of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method,
-    and each method's range ``limits`` (M, 2); the ``interval`` (G, M) each group and method takes;
-    for the methods of ``bounded`` (M) the (G, B, M) ``lower`` and ``upper`` replicates over the
-    reference's near ties (NaN where the interval is not ``"bounds"``) and what a pair needs for its
-    own (``sides``: the resampled leaderboards and the gaps' standard errors).
+    each method's range ``limits`` (M, 2) and ``interval`` (M); for the methods of ``bounded`` (M) the (G, B, M)
+    ``lower`` and ``upper`` replicates over the reference's near ties (NaN elsewhere) and what a
+    pair needs for its own (``sides``: the resampled leaderboards and the gaps' standard errors).
     """
 
     keys: pd.DataFrame
@@ -106,41 +97,31 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
     weights = bootstrap_weights(cubes.topics.size, n_resamples, rng, strata)
     est, ref = resampled_means(cubes, aligned, weights, fill_value, missing == "fill")
     boot = rows_coefficients(est, ref, aligned.mask, methods, mask_k=both)
-    errors = gap_errors(cubes.ref)[aligned.ref_row]
-    crowded = crowding(aligned.ref, errors, aligned.mask) > CROWDED  # (G,)
-    chosen = np.array([[auto_interval(m, c) if interval == "auto" else interval for m in methods] for c in crowded],
-                      dtype=object).reshape(len(crowded), len(methods))
-    use_bca = (chosen == "bca").any(axis=0) & (cubes.topics.size > 1)
-    hull = np.isin(chosen, ("hull", "bounds")).any(axis=0)
-    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull", "bounds")).any(axis=0), methods,
-                            fill_value, missing == "fill", rng, strata)
+    chosen = np.array([auto_interval(m) if interval == "auto" else interval for m in methods])
+    use_bca = (chosen == "bca") & (cubes.topics.size > 1)
+    fixed, shift = debiased(cubes, aligned, boot, np.isin(chosen, ("simex", "hull", "bounds")), methods, fill_value,
+                            missing == "fill", rng, strata)
     jack = None
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
     table = Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                       cubes.topics.size, fixed, shift, hull, coefficient_limits(methods), (chosen == "bounds").any(axis=0),
-                       chosen)
+                       cubes.topics.size, fixed, shift, np.isin(chosen, ("hull", "bounds")), coefficient_limits(methods),
+                       chosen == "bounds", chosen)
     if table.bounded.any():
         picked = [m for m, keep in zip(methods, table.bounded) if keep]
+        errors = gap_errors(cubes.ref)[aligned.ref_row]
         table.lower, table.upper = np.full(boot.shape, np.nan), np.full(boot.shape, np.nan)
         table.lower[..., table.bounded], table.upper[..., table.bounded], ties = bound_replicates(
             est, ref, errors, aligned.mask, both, picked)
-        off = (chosen != "bounds")[:, None, :]  # groups whose reference is not crowded keep the hull
-        table.lower[np.broadcast_to(off, boot.shape)] = np.nan
-        table.upper[np.broadcast_to(off, boot.shape)] = np.nan
         table.sides = dict(est=est, ref=ref, errors=errors, mask=aligned.mask, mask_k=both, methods=picked, ties=ties)
     return table
 
 
-def auto_interval(method: str, crowded: bool = False) -> str:
-    """``interval="auto"``'s choice for a method: the bounds over the reference's near ties for a
-    cutoff or head-weighted rank coefficient (``tau_b@10``, ``tau_ap_b``, ``tau_gap``) and, against a
-    ``crowded`` reference, for Kendall's tau on all systems; the hull of the percentile and SIMEX
-    intervals otherwise."""
-    base, k = parse_method(method)
-    if k is None and base in CROWD_SENSITIVE:
-        return "bounds" if crowded else "hull"
-    return "hull" if base in SMOOTH or (k is None and base not in HEAD_WEIGHTED) else "bounds"
+def auto_interval(method: str) -> str:
+    """``interval="auto"``'s choice for a method: the hull of the percentile and SIMEX intervals for
+    ``pearson`` and ``rms`` (on all systems or a cutoff), the bounds over the reference's near ties
+    for every rank coefficient (``tau_b``, ``spearman``, ``tau_ap_b``, ``tau_gap``, ``tau_b@10``, ...)."""
+    return "hull" if parse_method(method)[0] in SMOOTH else "bounds"
 
 
 def _bounds(point, boot, jack, confidence, use_bca, ordered=False, constants=None, shift=None, hull=None, limits=None,
@@ -216,8 +197,7 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     sides = None
     if table.sides is not None:
         picked = pair_bound_replicates(**table.sides, first=first, second=second)
-        off = (table.interval[first] != "bounds")[..., None]  # (P, M, 1): pairs whose reference is not crowded
-        sides = tuple(np.where(off, np.nan, np.moveaxis(_spread(side, table.bounded), 1, -1)) for side in picked)
+        sides = tuple(np.moveaxis(_spread(side, table.bounded), 1, -1) for side in picked)
     bounds = _bounds(diff, boot_d, jack_d, confidence, table.use_bca, shift=shift_d, hull=table.hull, limits=limits,
                      sides=sides)
     n_methods = len(methods)
@@ -232,7 +212,7 @@ def _pair_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out["difference"] = diff.ravel()
     out["difference_debiased"] = (table.debiased[first] - table.debiased[second]).ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["interval"] = table.interval[first].ravel()
+    out["interval"] = np.tile(table.interval, first.size)
     out["p_value"] = _p_values(diff, boot_d, jack_d, table.use_bca, shift_d, table.hull, limits, sides).ravel()
     out["n_topics"] = np.int64(table.n_topics)
     return out
@@ -265,11 +245,9 @@ def correlation_intervals(
     simulation-extrapolation estimates, Cook & Stefanski 1994: :mod:`pdeval.analysis.rankings.simex`), ``"hull"``
     (holding the percentile and SIMEX ones), ``"bounds"`` (the hull widened to the coefficient's bounds over the
     reference's near ties, whose order the topics do not tell: :mod:`pdeval.analysis.rankings.near_ties`) or
-    ``"auto"``: the bounds for a cutoff or head-weighted rank coefficient (``"tau_b@10"``, ``"tau_ap_b"``,
-    ``"tau_gap"``) and for Kendall's tau where the reference is crowded (the median standard error of a
-    difference of neighbours above the mean gap between them:
-    :func:`~pdeval.analysis.rankings.near_ties.crowding`), the hull otherwise, the choice that reached the
-    nominal coverage in the guide's simulation ("LLM judges"); each row's ``interval`` names the one it took.
+    ``"auto"``: the bounds for every rank coefficient (``"tau_b"``, ``"spearman"``, ``"tau_ap_b"``,
+    ``"tau_gap"``, ``"tau_b@10"``, ...), the hull for ``pearson`` and ``rms``, the choice that reached the
+    nominal coverage in every setting of the guide's simulation ("LLM judges"); the ``interval`` column names it.
     ``debiased`` is the SIMEX estimate beside the sample ``value``. ``pairs=True`` compares every two groups A, B
     sharing the measure and the reference: ``difference = c(A) - c(B)``, its paired-bootstrap interval (the same
     resamples serve A, B and the reference: Efron & Tibshirani 1993, section 16.4; the dependence of Steiger 1980,
@@ -350,7 +328,7 @@ def _group_rows(table: Replicates, confidence: float) -> pd.DataFrame:
     out = method_rows(table.keys, table.point, table.n_runs, table.methods)
     out["debiased"] = table.debiased.ravel()
     out["low"], out["high"] = bounds[..., 0].ravel(), bounds[..., 1].ravel()
-    out["interval"] = table.interval.ravel()
+    out["interval"] = np.tile(table.interval, len(table.keys))
     out["n_topics"] = np.int64(table.n_topics)
     return out[["measure", *table.by, "reference", "method", "value", "debiased", "low", "high", "interval", "n_runs",
                 "n_topics"]]

@@ -106,9 +106,12 @@ def test_bca_and_identical_groups():
 def test_a_measure_of_the_result_as_reference():
     human, judges = boards(4)
     result = pd.concat([human, human.assign(measure="P@10", value=2 * human["value"] + 0.1)], ignore_index=True)
-    out = pdeval.correlation_intervals(result, reference_measure="AP", n_resamples=50, seed=0)
+    out = pdeval.correlation_intervals(result, reference_measure="AP", n_resamples=50, seed=0, interval="hull")
     assert out[["measure", "reference", "value"]].values.tolist() == [["P@10", "AP", 1.0]]
     assert out["low"].item() == 1.0  # a linear transform keeps every resampled ranking
+    # the default bounds also hold the orders of the reference's near ties that the topics leave open
+    auto = pdeval.correlation_intervals(result, reference_measure="AP", n_resamples=50, seed=0)
+    assert auto["interval"].item() == "bounds" and auto["low"].item() < 1.0 == auto["high"].item()
 
 
 def population_coverage(replications=40, resamples=300, systems=20, topics=40, seed=11, noise=0.05, spread=0.4,

@@ -2,7 +2,7 @@
 errors, the resolved orders and the bound replicates against slow obvious loops; and a seeded
 simulation with a known truth in which the paired difference of a cutoff coefficient is biased by
 near ties, so the hull interval covers it significantly less than 95 % and the bounds interval
-(interval="auto"'s choice for cutoff coefficients) does not."""
+(interval="auto"'s choice for rank coefficients) does not."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import scipy.stats as st
 import pdeval
 from pdeval.analysis.rankings.batched import batched
 from pdeval.analysis.rankings.intervals import auto_interval, bootstrap_table
-from pdeval.analysis.rankings.near_ties import (CROWDED, NEAR, bound_replicates, bounded, crowding, gap_errors,
-                                          near_ties, pair_bound_replicates, resolve)
+from pdeval.analysis.rankings.near_ties import (NEAR, bound_replicates, bounded, gap_errors, near_ties,
+                                          pair_bound_replicates, resolve)
 from pdeval.errors import PdevalWarning
 
 TOL = 1e-12
@@ -31,30 +31,6 @@ def test_gap_errors_are_the_standard_errors_of_the_differences():
             for j in range(5):
                 want = np.std(cube[r, :, i] - cube[r, :, j], ddof=1) / np.sqrt(9)
                 assert abs(out[r, i, j] - want) < 1e-12
-
-
-def slow_crowding(human):
-    """The median standard error of the difference of neighbours in the reference's order over the mean gap."""
-    wide = human.pivot(index="query_id", columns="run", values="value")
-    means = wide.mean().sort_values(ascending=False)
-    errors = [np.std(wide[a] - wide[b], ddof=1) / np.sqrt(len(wide)) for a, b in zip(means.index[:-1], means.index[1:])]
-    return np.median(errors) / ((means.iloc[0] - means.iloc[-1]) / (len(means) - 1))
-
-
-def test_crowding_is_the_median_neighbours_error_over_the_mean_gap():
-    rng = np.random.default_rng(3)
-    cube = rng.normal(size=(3, 20, 7)) + np.arange(7) * np.array([0.1, 1.0, 0.0])[:, None, None]
-    mask = np.ones((3, 7), bool)
-    mask[2, [1, 4]] = False  # two systems outside the third comparison
-    ref, errors = cube.mean(axis=1), gap_errors(cube)
-    got = crowding(ref, errors, mask)
-    for g in range(3):
-        inside = np.flatnonzero(mask[g])
-        order = inside[np.argsort(-ref[g, inside])]
-        want = np.median([errors[g, a, b] for a, b in zip(order[:-1], order[1:])])
-        assert abs(got[g] - want / (np.ptp(ref[g, inside]) / (inside.size - 1))) < 1e-12
-    assert got[1] < got[0] and crowding(np.zeros((1, 7)), errors[:1], mask[:1])[0] == np.inf
-    assert crowding(ref, errors, mask & (np.arange(7) < 2))[0] == 0.0  # fewer than three systems
 
 
 def slow_resolve(ref, score, errors, mask):
@@ -130,7 +106,7 @@ def test_bound_replicates_hold_the_replicates_and_match_a_loop_over_pairs():
     assert np.allclose(fast.reshape(-1, 3), want, atol=TOL) and np.allclose(fast, table.upper, atol=TOL)
 
 
-def test_the_bounds_interval_is_the_hull_widened_to_the_bounds_quantiles_and_auto_takes_it_for_cutoffs():
+def test_the_bounds_interval_is_the_hull_widened_to_the_bounds_quantiles_and_auto_takes_it_for_rank_coefficients():
     human, judges = boards()
     methods = ["tau_b@5", "tau_b", "pearson", "pearson@5"]
     options = dict(methods=methods, n_resamples=200, seed=4)
@@ -142,37 +118,18 @@ def test_the_bounds_interval_is_the_hull_widened_to_the_bounds_quantiles_and_aut
     high = np.nanquantile(table.upper, 0.975, axis=1).ravel()
     assert np.allclose(bounds["low"], np.minimum(hull["low"], low), atol=TOL)
     assert np.allclose(bounds["high"], np.maximum(hull["high"], high), atol=TOL)
-    assert [auto_interval(m) for m in methods] == ["bounds", "hull", "hull", "hull"]
-    head = ["tau_ap_b", "tau_gap", "tau_ap", "tau_ap_b@10", "spearman", "rms@10"]
-    assert [auto_interval(m) for m in head] == ["bounds"] * 4 + ["hull"] * 2
-    assert [auto_interval(m, crowded=True) for m in ["tau_b", "tau_a", "spearman", "tau_b@5"]] == ["bounds", "bounds",
-                                                                                                     "hull", "bounds"]
+    assert [auto_interval(m) for m in methods] == ["bounds", "bounds", "hull", "hull"]
+    head = ["tau_ap_b", "tau_gap", "tau_ap", "tau_ap_b@10", "spearman", "tau_a", "rms@10", "rms"]
+    assert [auto_interval(m) for m in head] == ["bounds"] * 6 + ["hull"] * 2
     auto = pdeval.correlation_intervals(judges, human, **options)
-    cut = (auto.method == "tau_b@5").to_numpy()
-    assert np.allclose(auto.loc[cut, ["low", "high"]], bounds.loc[cut, ["low", "high"]], atol=TOL)
-    # tau on all systems: the bounds on this crowded reference (12 topics, nine systems within two standard errors)
-    tau = (auto.method == "tau_b").to_numpy()
-    assert slow_crowding(human) > CROWDED and (auto.loc[tau, "interval"] == "bounds").all()
-    assert np.allclose(auto.loc[tau, ["low", "high"]], bounds.loc[tau, ["low", "high"]], atol=TOL)
-    # and the hull on a reference whose systems stand apart
-    apart = human.assign(value=human["value"] + human["run"].str[1:].astype(int) * 2.0)
-    wide = judges.assign(value=judges["value"] + judges["run"].str[1:].astype(int) * 2.0)
-    assert slow_crowding(apart) < CROWDED
-    calm = pdeval.correlation_intervals(wide, apart, **options)
-    calm_hull = pdeval.correlation_intervals(wide, apart, interval="hull", **options)
-    tau = (calm.method == "tau_b").to_numpy()
-    assert (calm.loc[tau, "interval"] == "hull").all()
-    assert np.allclose(calm.loc[tau, ["low", "high"]], calm_hull.loc[tau, ["low", "high"]], atol=TOL)
-    for frame, reference, want in ((judges, human, "bounds"), (wide, apart, "hull")):  # the pairs choose alike
-        paired = pdeval.correlation_intervals(frame, reference, pairs=True, **options)
-        forced = pdeval.correlation_intervals(frame, reference, pairs=True, **{**options, "interval": want})
-        tau = (paired.method == "tau_b").to_numpy()
-        assert (paired.loc[tau, "interval"] == want).all()
-        assert np.allclose(paired.loc[tau, ["low", "high", "p_value"]], forced.loc[tau, ["low", "high", "p_value"]],
-                           atol=TOL)
+    rank = auto.method.str.startswith("tau_b").to_numpy()
+    assert (auto.loc[rank, "interval"] == "bounds").all() and (auto.loc[~rank, "interval"] == "hull").all()
+    assert np.allclose(auto.loc[rank, ["low", "high"]], bounds.loc[rank, ["low", "high"]], atol=TOL)
+    assert np.allclose(auto.loc[~rank, ["low", "high"]], hull.loc[~rank, ["low", "high"]], atol=TOL)
     pairs = pdeval.correlation_intervals(judges, human, pairs=True, **options)
     inside = (pairs["p_value"] < 0.05) == ((pairs["low"] > 0) | (pairs["high"] < 0))
     assert inside.all()  # the p-value inverts the same interval
+    assert (pairs["interval"] == pairs["method"].map(auto_interval)).all()
 
 
 def near_tie_boards(rng, names, topics, noise, mu, means):
