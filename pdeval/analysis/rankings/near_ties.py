@@ -37,6 +37,8 @@ takes the bounds for every rank coefficient and keeps the hull for ``pearson`` a
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from pdeval.analysis.rankings.batched import batched, parse_method, rows_coefficients
@@ -157,9 +159,15 @@ def bound_replicates(est: np.ndarray, ref: np.ndarray, errors: np.ndarray, mask:
     leaderboards ``est`` against the reference ``ref`` (G, B, S) resolved against and along the
     group's own order; and the near ties (:func:`near_ties`) for the pairs."""
     ties = near_ties(ref, errors, mask)
-    low, = bounded([est], [(mask, mask_k)], ref, ties, -est, mask, methods)
-    high, = bounded([est], [(mask, mask_k)], ref, ties, est, mask, methods)
+    low, high = _sides(lambda sign: bounded([est], [(mask, mask_k)], ref, ties, sign * est, mask, methods)[0])
     return low, high, ties
+
+
+def _sides(side):
+    """``side(-1.0)`` and ``side(1.0)``, the lower and the upper replicates, in two threads (numpy's
+    comparisons, sums and sorts release the interpreter's lock, so the two halves run side by side)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return tuple(pool.map(side, (-1.0, 1.0)))
 
 
 def pair_bound_replicates(est: np.ndarray, ref: np.ndarray, errors: np.ndarray, mask: np.ndarray,
@@ -177,7 +185,6 @@ def pair_bound_replicates(est: np.ndarray, ref: np.ndarray, errors: np.ndarray, 
         both = mask[a] & mask[b]
         near = tuple(part[a] for part in ties) if (both == mask[a]).all() else near_ties(ref[a], errors[a], both)
         masks = [(mask[a], mask_k[a]), (mask[b], mask_k[b])]
-        for out, sign in ((low, -1.0), (high, 1.0)):
-            one, other = bounded([est[a], est[b]], masks, ref[a], near, sign * (est[a] - est[b]), both, methods)
-            out[start:start + step] = one - other
+        low[start:start + step], high[start:start + step] = _sides(lambda sign: np.subtract(
+            *bounded([est[a], est[b]], masks, ref[a], near, sign * (est[a] - est[b]), both, methods)))
     return low, high
