@@ -70,13 +70,13 @@ def test_percentile_intervals_are_the_quantiles_and_repeat_with_the_seed():
     auto = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9)
     simex = pdeval.correlation_intervals(judges, human, methods=METHODS, n_resamples=300, seed=9, confidence=0.9,
                                          interval="simex")
-    # "auto": the hull (a cutoff or head-weighted rank coefficient, or tau on a crowded reference: the bounds,
-    # test_near_ties.py); each row names its choice
-    rank = (auto["interval"] == "hull").to_numpy()
-    assert (auto.loc[auto.method.map(auto_interval) == "bounds", "interval"] == "bounds").all()
-    assert rank.sum() >= 2
-    assert np.allclose(auto.loc[rank, "low"], np.minimum(out.loc[rank, "low"], simex.loc[rank, "low"]), atol=TOL)
-    assert np.allclose(auto.loc[rank, "high"], np.maximum(out.loc[rank, "high"], simex.loc[rank, "high"]), atol=TOL)
+    # "auto": the hull for pearson (every rank coefficient takes the bounds: test_near_ties.py); each row names it
+    smooth = (auto["interval"] == "hull").to_numpy()
+    assert (auto["interval"] == auto.method.map(auto_interval)).all()
+    assert smooth.sum() >= 2 and (auto.loc[smooth, "method"] == "pearson").all()
+    assert np.allclose(auto.loc[smooth, "low"], np.minimum(out.loc[smooth, "low"], simex.loc[smooth, "low"]), atol=TOL)
+    assert np.allclose(auto.loc[smooth, "high"], np.maximum(out.loc[smooth, "high"], simex.loc[smooth, "high"]),
+                       atol=TOL)
     width, plain = (simex["high"] - simex["low"]).to_numpy(), (out["high"] - out["low"]).to_numpy()
     inside = ((simex["high"] < 1) & (simex["low"] > -1)).to_numpy()  # moved, not widened; cut at the range's ends
     assert np.allclose(width[inside], plain[inside], atol=TOL) and (width <= plain + TOL).all() and inside.any()
