@@ -442,10 +442,10 @@ def main() -> None:
         f.write("## Held out\n\n" + held[columns].round(4).to_markdown(index=False) + "\n\n")
         f.write("## The tables of `run_effects`\n\n```python\n" + code + "\n```\n\n")
         if not args.fast:  # out of the study: CLEF 2018's partial qrels, scored with estimate's defaults
+            prior = picked["(all)"]
             snapshot = pd.concat([coverage_table(g).assign(truth_is=t)
-                                  for t, g in snapshot_check(args.resamples, prior=picked["(all)"],
-                                                             shift=on_all[picked["(all)"]][0],
-                                                             spread=on_all[picked["(all)"]][1]).groupby("truth_is")],
+                                  for t, g in snapshot_check(args.resamples, prior=prior, shift=on_all[prior][0],
+                                                             spread=on_all[prior][1]).groupby("truth_is")],
                                  ignore_index=True)
             f.write("## Out of the study: CLEF 2018's partial qrels, estimate's defaults\n\n"
                     + snapshot[["truth_is"] + columns[1:]].round(4).to_markdown(index=False) + "\n\n")

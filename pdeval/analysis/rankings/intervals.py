@@ -56,8 +56,8 @@ class Replicates:
     """The compared groups (``keys``, ``by``), the ``methods``, the (G, M) ``point`` values, the
     (G, B, M) bootstrap and (G, T, M) jackknife (None without BCa) replicates, ``use_bca`` per
     method, ``n_runs`` and ``n_topics``; the (G, M) SIMEX estimates ``debiased`` and the ``shift``
-    of the percentile interval towards them (NaN for methods without SIMEX), ``hull`` per method,
-    each method's range ``limits`` (M, 2) and ``interval`` (M); for the methods of ``bounded`` (M) the (G, B, M)
+    of the percentile interval towards them (NaN for methods without SIMEX), each method's range
+    ``limits`` (M, 2) and ``interval`` (M); for the methods of :attr:`bounded` the (G, B, M)
     ``lower`` and ``upper`` replicates over the reference's near ties (NaN elsewhere) and what a
     pair needs for its own (``sides``: the resampled leaderboards and the gaps' standard errors).
     """
@@ -73,13 +73,21 @@ class Replicates:
     n_topics: int
     debiased: np.ndarray
     shift: np.ndarray
-    hull: np.ndarray
     limits: np.ndarray
-    bounded: np.ndarray
     interval: np.ndarray
     lower: Optional[np.ndarray] = None
     upper: Optional[np.ndarray] = None
     sides: Optional[dict] = None
+
+    @property
+    def hull(self) -> np.ndarray:
+        """(M,) whether a method's interval holds the percentile and SIMEX ones (``"hull"``, ``"bounds"``)."""
+        return np.isin(self.interval, ("hull", "bounds"))
+
+    @property
+    def bounded(self) -> np.ndarray:
+        """(M,) whether a method's interval is widened to the bounds over near ties."""
+        return self.interval == "bounds"
 
 
 def bootstrap_table(result, reference, reference_measure, *, methods, by, system, missing, fill_value,
@@ -105,8 +113,7 @@ def bootstrap_table(result, reference, reference_measure, *, methods, by, system
     if use_bca.any():
         jack = replicates(cubes, aligned, 1.0 - np.eye(cubes.topics.size), methods, fill_value, missing == "fill")
     table = Replicates(aligned.keys, by_list, methods, point, boot, jack, use_bca, n_runs_of(aligned, methods),
-                       cubes.topics.size, fixed, shift, np.isin(chosen, ("hull", "bounds")), coefficient_limits(methods),
-                       chosen == "bounds", chosen)
+                       cubes.topics.size, fixed, shift, coefficient_limits(methods), chosen)
     if table.bounded.any():
         picked = [m for m, keep in zip(methods, table.bounded) if keep]
         errors = gap_errors(cubes.ref)[aligned.ref_row]
