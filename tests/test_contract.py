@@ -104,18 +104,19 @@ def test_a_value_outside_the_domain_is_refused_naming_the_parameter(name, parame
 
 
 MODE_CASES = [
-    (name, option)
+    (name, option, mode)
     for name, function in sorted(FUNCTIONS.items())
     if contract_of(function) is not None
-    for option in contract_of(function).modes
+    for option, conditions in contract_of(function).modes.items()
+    for mode, _ in conditions
 ]
 
 
-@pytest.mark.parametrize("name, option", MODE_CASES, ids=[f"{n}-{o}" for n, o in MODE_CASES])
-def test_an_option_of_another_mode_is_refused(name, option):
+@pytest.mark.parametrize("name, option, mode", MODE_CASES, ids=[f"{n}-{o}-{m}" for n, o, m in MODE_CASES])
+def test_an_option_of_another_mode_is_refused(name, option, mode):
     function = FUNCTIONS[name]
     spec = contract_of(function)
-    mode, allowed = spec.modes[option]
+    allowed = dict(spec.modes[option])[mode]
     choices = spec.domains[mode]
     assert isinstance(choices, Choice), f"{name}: the mode {mode} is declared by a Choice"
     others = [v for v in choices.values if v not in allowed]

@@ -25,7 +25,7 @@ import difflib
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from pdeval.common.domains import (  # noqa: F401  (the domains are declared through this module)
     ALIEN, Anything, Boolean, Callable_, Choice, Domain, FilePath, Instance, Integer, ListOf, MappingOf, Nullable, OneOf, Real,
@@ -37,6 +37,9 @@ __all__ = [
     "ALIEN", "Anything", "Boolean", "Callable_", "Choice", "Contract", "Domain", "FilePath", "Instance", "Integer", "ListOf",
     "MappingOf", "Nullable", "OneOf", "Real", "Refused", "Text", "contract", "contract_of", "fail",
 ]
+
+#: a condition of an option: (the mode parameter, the values of it the option applies to)
+Mode = tuple[str, Sequence[Any]]
 
 def fail(where: str, name: str, value: Any, domain: str, remedy: str = "") -> PdevalError:
     """The one message of the boundary: function, parameter, value given, domain, remedy."""
@@ -60,7 +63,7 @@ class Contract:
     function: str
     domains: dict
     remedies: dict
-    modes: dict
+    modes: dict  # option -> the (mode parameter, modes it applies to) conditions, all of which must hold
     signature: inspect.Signature
 
     def check(self, arguments: dict) -> dict:
@@ -80,19 +83,20 @@ class Contract:
             except PdevalError as exc:  # a domain that knows a more precise error (a frame's columns)
                 exc.args = (f"{self.function}(): {name}: {exc.args[0] if exc.args else ''}", *exc.args[1:])
                 raise
-        for name, (mode, allowed) in self.modes.items():
+        for name, conditions in self.modes.items():
             if name not in arguments:
                 continue
             default = self.signature.parameters[name].default
             if arguments[name] is default or same(arguments[name], default):
                 continue
-            current = out.get(mode, self.signature.parameters[mode].default)
-            if current not in allowed:
-                shown = " or ".join(f"{mode}={a!r}" for a in allowed)
-                raise PdevalError(
-                    f"{self.function}(): {name}= applies to {shown} only, not {mode}={current!r} "
-                    f"(leave {name} out, or choose {shown})."
-                )
+            for mode, allowed in conditions:
+                current = out.get(mode, self.signature.parameters[mode].default)
+                if current not in allowed:
+                    shown = " or ".join(f"{mode}={a!r}" for a in allowed)
+                    raise PdevalError(
+                        f"{self.function}(): {name}= applies to {shown} only, not {mode}={current!r} "
+                        f"(leave {name} out, or choose {shown})."
+                    )
         return out
 
 
@@ -100,7 +104,7 @@ def contract(
     domains: Optional[Mapping[str, Domain]] = None,
     *,
     remedies: Optional[Mapping[str, str]] = None,
-    modes: Optional[Mapping[str, tuple[str, Sequence[Any]]]] = None,
+    modes: Optional[Mapping[str, Union[Mode, Sequence[Mode]]]] = None,
     renamed: Optional[Mapping[str, str]] = None,
     removed: Optional[Mapping[str, str]] = None,
     **more: Domain,
@@ -114,9 +118,10 @@ def contract(
     remedies
         Parameter name -> what to do instead, shown after the domain in the error.
     modes
-        Option -> (the mode parameter, the modes it applies to): an option given with a value
-        other than its default under another mode is refused (``estimate``'s ``strata=`` is
-        for ``method='ppi'`` only).
+        Option -> (the mode parameter, the modes it applies to), or a list of such conditions
+        that must all hold: an option given with a value other than its default under another
+        mode is refused (``estimate``'s ``strata=`` is for ``method='ppi'`` only, its
+        ``window=`` for ``method='bootstrap'`` with ``prior='run'`` or ``'both'``).
     renamed
         Old keyword -> its new name: a call with the old keyword fails naming the new one
         (with the new parameter's remedy), however far apart the two names are spelt.
@@ -138,10 +143,12 @@ def contract(
         unknown = sorted(set(all_domains) - names)
         if unknown:
             raise TypeError(f"contract of {function.__name__} declares unknown parameters {unknown}")
-        for name, (mode, _) in (modes or {}).items():
+        conditions = {name: ((given,) if isinstance(given[0], str) else tuple(given))
+                      for name, given in (modes or {}).items()}
+        for name, (mode, _) in ((n, c) for n, cs in conditions.items() for c in cs):
             if name not in names or mode not in names:
                 raise TypeError(f"contract of {function.__name__}: mode {mode}/{name} is not a parameter")
-        spec = Contract(function.__name__, all_domains, dict(remedies or {}), dict(modes or {}), signature)
+        spec = Contract(function.__name__, all_domains, dict(remedies or {}), conditions, signature)
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
