@@ -15,6 +15,12 @@ Potthast & Hagen, "Bootstrapped nDCG Estimation in the Presence of Unjudged Docu
   the pool prior and one whose judged documents are all relevant, or all not, does not make its
   unjudged documents so with certainty, which no run effect could then move);
 * ``"both"`` -- the mean of the two;
+* ``"condensed"`` -- the grade shares of the judged documents that the condensed list (Sakai,
+  *Alternatives to Bpref*, SIGIR 2007) moves into the top ``depth`` (the measures' largest
+  cutoff): for a ranking with ``u`` unjudged documents in its top ``depth``, the first ``u``
+  judged documents below it, plus the same pseudo-document of the pool as ``"run"``. Without
+  the pseudo-document P@depth's estimate is the condensed value's P'@depth; the prior says "the
+  unjudged documents are as often relevant as those condensing would put in their place";
 * :func:`calibrated_priors` -- probabilities from another label set (an LLM's labels):
   P(human grade g | automatic label a), estimated on the pairs both label sets judged with
   add-``smoothing`` (Laplace) counts, re-estimated in every resample on a resample of the
@@ -35,7 +41,7 @@ import pandas as pd
 
 from pdeval.errors import PdevalError, SchemaError
 
-PRIORS = ("pool", "run", "both")
+PRIORS = ("pool", "run", "both", "condensed")
 
 
 def grade_counts(codes: np.ndarray, groups: np.ndarray, n_groups: int, n_grades: int) -> np.ndarray:
@@ -92,6 +98,26 @@ def run_counts(
         low = np.maximum(position - window, offsets[list_of_row])
         high = np.minimum(position + window + 1, offsets[list_of_row + 1])
     return prefix[high] - prefix[low]
+
+
+def condensed_counts(codes: np.ndarray, offsets: np.ndarray, depth: int, n_grades: int) -> np.ndarray:
+    """The (lists x grades) counts of the judged rows the condensed list moves into the top ``depth``.
+
+    ``codes`` are the grade codes of the ranked rows (-1 unjudged), ``offsets`` the lists'
+    bounds. A list with ``u`` unjudged rows among its first ``depth`` contributes its first ``u``
+    judged rows below ``depth`` (fewer if it has fewer): the documents that make up the condensed
+    list's top ``depth`` beside the judged ones already there.
+    """
+    n_lists = len(offsets) - 1
+    list_of_row = np.repeat(np.arange(n_lists), np.diff(offsets))
+    position = np.arange(len(codes)) - offsets[list_of_row]
+    judged, top = codes >= 0, position < depth
+    holes = np.bincount(list_of_row[top & ~judged], minlength=n_lists)
+    below = judged & ~top
+    before = np.r_[0, np.cumsum(below)]  # before[i]: judged rows below depth among rows < i
+    order = before[:-1] - before[offsets[:-1]][list_of_row]  # 0 for a list's first judged row below depth
+    moved = below & (order < holes[list_of_row])
+    return grade_counts(codes[moved], list_of_row[moved], n_lists, n_grades)
 
 
 #: pseudo-documents of the pool prior added to a ranking's own counts (``"run"`` prior)
@@ -198,5 +224,5 @@ class CalibrationEffect:
         return self.rows(self.tables(rng.multinomial(n_topics, np.full(n_topics, 1.0 / n_topics), size=size)))
 
 
-__all__ = ["PRIORS", "PSEUDO_DOCUMENTS", "CalibrationEffect", "both_priors", "calibrated_priors", "grade_counts",
-           "pool_priors", "run_counts", "shares", "shrunk"]
+__all__ = ["PRIORS", "PSEUDO_DOCUMENTS", "CalibrationEffect", "both_priors", "calibrated_priors", "condensed_counts",
+           "grade_counts", "pool_priors", "run_counts", "shares", "shrunk"]

@@ -216,3 +216,18 @@ def test_spread_and_shift_are_refused_outside_the_bootstrap():
             pdeval.estimate(run, qrels, "P@10", method="labels", automatic=qrels, **option)
     with pytest.raises(pdeval.errors.PdevalError, match="spread"):
         pdeval.estimate(run, qrels, "P@10", spread=-1.0)
+
+
+def test_each_runs_z_is_a_latin_hypercube_sample_of_the_normal():
+    """One draw per equiprobable stratum in every column (so the resamples' mean and quantiles of z
+    hardly vary), each draw N(0, 1) across columns (a Kolmogorov–Smirnov test, seeded)."""
+    from scipy import stats
+
+    z = run_effects.stratified_normal(400, 300, np.random.default_rng(5))
+    strata = np.floor(stats.norm.cdf(z) * 400).astype(int)
+    for column in strata.T:
+        np.testing.assert_array_equal(np.sort(column), np.arange(400))
+    assert stats.kstest(z[7], "norm").pvalue > 0.01  # the 8th resample's draws over 300 runs
+    assert np.abs(z.mean(axis=0)).max() < 0.01  # iid: sd of a mean of 400 normals is 0.05
+    assert np.isfinite(z).all()
+    assert not np.array_equal(strata[:, 0], strata[:, 1])  # the strata come in a random order per run

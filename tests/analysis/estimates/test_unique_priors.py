@@ -200,9 +200,9 @@ def test_unique_prior_refusals():
         pdeval.estimate(run, fewer, "P@5", prior="unique", pool_depth=4, group={"t0a": "t0"})
     with pytest.raises(PdevalError, match=r"group=3 is not None or a mapping"):
         pdeval.estimate(run, fewer, "P@5", prior="unique", pool_depth=4, group=3)
-    with pytest.raises(PdevalError, match="apply to method='bootstrap' with prior='unique'"):
+    with pytest.raises(PdevalError, match="pool_depth= applies to prior='unique' only, not prior='both'"):
         pdeval.estimate(run, fewer, "P@5", prior="both", pool_depth=4)
-    with pytest.raises(PdevalError, match="apply to method='bootstrap' with prior='unique'"):
+    with pytest.raises(PdevalError, match="pooled= applies to prior='unique' only, not prior='auto'"):
         pdeval.estimate(run, fewer, "P@5", pooled=["t0a"])
     with pytest.raises(PdevalError, match="at least two pooled units"):
         pdeval.estimate(run, fewer, "P@5", prior="unique", pool_depth=4, group=lambda n: "all")
