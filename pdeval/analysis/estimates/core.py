@@ -5,7 +5,8 @@
 * ``"bootstrap"`` (Fröbe, Gienapp, Potthast & Hagen, "Bootstrapped nDCG Estimation in the
   Presence of Unjudged Documents", ECIR 2023): every unjudged retrieved document gets a
   probability per grade from a prior (:mod:`pdeval.analysis.estimates.label_priors`: the topic's pool,
-  the judged documents of the same ranking, or both; :mod:`pdeval.analysis.estimates.unique_priors`:
+  the judged documents of the same ranking, both, or those the condensed list moves above the
+  cutoff, the default; :mod:`pdeval.analysis.estimates.unique_priors`:
   both, scaled by the factors of a pooled unit's unique documents, one unit drawn per run and
   resample); labels are drawn ``n_resamples`` times,
   R and the ideal list follow the drawn labels, and the measure's distribution over the draws
