@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdeval
-from pdeval.analysis.estimates import label_priors
+from pdeval.analysis.estimates import label_priors, run_effects
 from pdeval.errors import PdevalError
 
 
@@ -101,3 +101,15 @@ def test_the_condensed_prior_needs_a_cutoff_on_every_measure():
     qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1"], "relevance": [1]})
     with pytest.raises(PdevalError, match=r"prior='condensed'.*AP has none"):
         pdeval.estimate(run, qrels, ["P@2", "AP"], prior="condensed", progress=False)
+
+
+def test_the_default_prior_is_the_studys_where_every_measure_has_a_cutoff_else_run():
+    run = pd.DataFrame({"run": "b", "query_id": "1", "doc_id": ["d1", "u1", "d2", "d3"], "score": [4.0, 3, 2, 1]})
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d1", "d2", "d3"], "relevance": [1, 0, 1]})
+    with_cutoffs = pdeval.estimate(run, qrels, ["P@2", "nDCG@3"], n_resamples=20, seed=1, progress=False)
+    assert with_cutoffs.attrs["prior"] == run_effects.DEFAULT_PRIOR == "condensed"
+    explicit = pdeval.estimate(run, qrels, ["P@2", "nDCG@3"], prior="condensed", n_resamples=20, seed=1, progress=False)
+    pd.testing.assert_frame_equal(with_cutoffs, explicit)
+    without = pdeval.estimate(run, qrels, ["P@2", "AP"], n_resamples=20, seed=1, progress=False)
+    assert without.attrs["prior"] == "run"
+    assert (without.attrs["shift"], without.attrs["spread"]) == run_effects.SETTINGS["run"]
