@@ -456,3 +456,20 @@ def test_padding_check_on_arrow_buffers_matches_python(values, more, cut):
     found = _padding(series)
     assert (np.zeros(len(series), dtype=bool) if found is None else found).tolist() == expected.tolist()
     assert _padding(series.astype(object)) is None if not expected.any() else _padding(series.astype(object)).tolist() == expected.tolist()
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", None]), st.sampled_from(["1", "2", "10"]),
+                          st.one_of(st.none(), st.integers(0, 3))), max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_repeated_keys_are_the_rows_pandas_marks_duplicated(rows):
+    """The duplicate check on combined integer codes marks exactly the rows ``DataFrame.duplicated``
+    marks (missing values equal to each other), and says None when no row repeats."""
+    from pdeval.frames.canonical import _repeated_keys
+
+    frame = pd.DataFrame(rows, columns=["run", "query_id", "doc"])
+    want = frame.duplicated(["run", "query_id", "doc"], keep="first").to_numpy()
+    got = _repeated_keys(frame, ["run", "query_id", "doc"])
+    if want.any():
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got is None
